@@ -1,0 +1,20 @@
+//! batch-core: what every batchsig backend shares.
+//!
+//! - [`Backend`]: the batch-shaped arithmetic seam (modular exponentiation, `k·G`, `k·Q`,
+//!   `u₁·G + u₂·Q`); backends implement it, `batchsig` writes the signature schemes once on top.
+//! - [`num`]: fixed-size integers on 64-bit limbs and Montgomery arithmetic (the reference
+//!   representation; backends may use their own internally).
+//! - [`curve`]: P-256, P-384 and P-521 parameters and the affine point type at the seam.
+//! - [`Error`]: what went wrong with which job or batch.
+#![forbid(unsafe_code)]
+
+pub mod backend;
+pub mod curve;
+#[cfg(feature = "dev")]
+pub mod dev;
+pub mod error;
+pub mod num;
+
+pub use backend::{Availability, Backend, ModexpJob, MAX_BATCH, MAX_MODULUS_BITS};
+pub use curve::{AffinePoint, Curve, EcUint};
+pub use error::{Error, JobResult};

@@ -1,0 +1,388 @@
+//! Fixed-size unsigned integers on 64-bit limbs.
+//!
+//! Representation: `Uint<L>` is `L` little-endian `u64` limbs (limb 0 least significant).
+//! Every function here is constant-time in the *values* of its operands (it may depend on `L`)
+//! unless its name ends in `_vartime`. Masks are all-ones / all-zeros `u64`s, derived
+//! arithmetically; `black_box` keeps the optimiser from turning selects back into branches.
+
+pub mod monty;
+
+pub use monty::MontyParams;
+
+/// Widening multiply-accumulate: `a + b * c + carry`, as (low, high).
+#[inline(always)]
+pub const fn mac(a: u64, b: u64, c: u64, carry: u64) -> (u64, u64) {
+    let t = (a as u128) + (b as u128) * (c as u128) + (carry as u128);
+    (t as u64, (t >> 64) as u64)
+}
+
+/// Add with carry: `a + b + carry` (carry 0 or 1), as (sum, carry out).
+#[inline(always)]
+pub const fn adc(a: u64, b: u64, carry: u64) -> (u64, u64) {
+    let t = (a as u128) + (b as u128) + (carry as u128);
+    (t as u64, (t >> 64) as u64)
+}
+
+/// Subtract with borrow: `a - b - borrow` (borrow 0 or 1), as (difference, borrow out 0/1).
+#[inline(always)]
+pub const fn sbb(a: u64, b: u64, borrow: u64) -> (u64, u64) {
+    let t = (a as u128).wrapping_sub((b as u128) + (borrow as u128));
+    (t as u64, ((t >> 64) as u64) & 1)
+}
+
+/// All-ones if `bit == 1`, zero if `bit == 0` (`bit` must be 0 or 1).
+#[inline(always)]
+pub fn mask_from_bit(bit: u64) -> u64 {
+    core::hint::black_box(bit).wrapping_neg()
+}
+
+/// All-ones if `a == b`, else zero.
+#[inline(always)]
+pub fn ct_eq_mask(a: u64, b: u64) -> u64 {
+    let x = a ^ b;
+    // (x | -x) has its top bit set iff x != 0.
+    let nonzero = (x | x.wrapping_neg()) >> 63;
+    mask_from_bit(nonzero ^ 1)
+}
+
+/// A fixed-size unsigned integer of `L` 64-bit limbs, least significant first.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Uint<const L: usize>(pub [u64; L]);
+
+impl<const L: usize> core::fmt::Debug for Uint<L> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Uint(0x")?;
+        for limb in self.0.iter().rev() {
+            write!(f, "{limb:016x}")?;
+        }
+        write!(f, ")")
+    }
+}
+
+impl<const L: usize> Default for Uint<L> {
+    fn default() -> Self {
+        Self::ZERO
+    }
+}
+
+impl<const L: usize> Uint<L> {
+    pub const ZERO: Self = Self([0; L]);
+    pub const ONE: Self = {
+        let mut l = [0u64; L];
+        l[0] = 1;
+        Self(l)
+    };
+    pub const BITS: usize = 64 * L;
+
+    /// Parses big-endian hex (no prefix, `_` allowed as a separator) at compile time.
+    /// Panics (a compile error in const context) on a bad digit or an overlong value.
+    pub const fn from_be_hex(s: &str) -> Self {
+        let b = s.as_bytes();
+        let mut limbs = [0u64; L];
+        let mut i = b.len();
+        let mut nibble = 0usize;
+        while i > 0 {
+            i -= 1;
+            let c = b[i];
+            let v = match c {
+                b'0'..=b'9' => c - b'0',
+                b'a'..=b'f' => c - b'a' + 10,
+                b'A'..=b'F' => c - b'A' + 10,
+                b'_' => continue,
+                _ => panic!("bad hex digit"),
+            } as u64;
+            if nibble / 16 >= L {
+                assert!(v == 0, "hex value too long");
+            } else {
+                limbs[nibble / 16] |= v << (4 * (nibble % 16));
+            }
+            nibble += 1;
+        }
+        Self(limbs)
+    }
+
+    /// From little-endian limbs of any length; `None` if the value does not fit.
+    pub fn from_limbs(src: &[u64]) -> Option<Self> {
+        let mut out = [0u64; L];
+        for (i, &w) in src.iter().enumerate() {
+            if i < L {
+                out[i] = w;
+            } else if w != 0 {
+                return None;
+            }
+        }
+        Some(Self(out))
+    }
+
+    /// From big-endian bytes of any length; `None` if the value does not fit.
+    pub fn from_be_bytes(bytes: &[u8]) -> Option<Self> {
+        let mut out = [0u64; L];
+        for (i, &byte) in bytes.iter().rev().enumerate() {
+            let limb = i / 8;
+            if limb < L {
+                out[limb] |= (byte as u64) << (8 * (i % 8));
+            } else if byte != 0 {
+                return None;
+            }
+        }
+        Some(Self(out))
+    }
+
+    /// Writes the value big-endian into `out`, which must be wide enough for the value;
+    /// excess high bytes are zero-filled. Panics if a non-zero byte does not fit.
+    pub fn write_be_bytes(&self, out: &mut [u8]) {
+        let n = out.len();
+        for i in 0..8 * L {
+            let byte = (self.0[i / 8] >> (8 * (i % 8))) as u8;
+            if i < n {
+                out[n - 1 - i] = byte;
+            } else {
+                assert!(byte == 0, "value does not fit the output");
+            }
+        }
+        if n > 8 * L {
+            out[..n - 8 * L].fill(0);
+        }
+    }
+
+    /// `self + rhs` and the carry out (0 or 1).
+    #[inline(always)]
+    pub const fn adc(&self, rhs: &Self) -> (Self, u64) {
+        let mut out = [0u64; L];
+        let mut carry = 0;
+        let mut i = 0;
+        while i < L {
+            let (s, c) = adc(self.0[i], rhs.0[i], carry);
+            out[i] = s;
+            carry = c;
+            i += 1;
+        }
+        (Self(out), carry)
+    }
+
+    /// `self - rhs` and the borrow out (0 or 1).
+    #[inline(always)]
+    pub const fn sbb(&self, rhs: &Self) -> (Self, u64) {
+        let mut out = [0u64; L];
+        let mut borrow = 0;
+        let mut i = 0;
+        while i < L {
+            let (d, b) = sbb(self.0[i], rhs.0[i], borrow);
+            out[i] = d;
+            borrow = b;
+            i += 1;
+        }
+        (Self(out), borrow)
+    }
+
+    /// `a` where `mask` is zero, `b` where `mask` is all-ones.
+    #[inline(always)]
+    pub fn select(a: &Self, b: &Self, mask: u64) -> Self {
+        let mut out = [0u64; L];
+        for i in 0..L {
+            out[i] = a.0[i] ^ ((a.0[i] ^ b.0[i]) & mask);
+        }
+        Self(out)
+    }
+
+    /// Replaces `self` with `other` where `mask` is all-ones.
+    #[inline(always)]
+    pub fn assign_if(&mut self, other: &Self, mask: u64) {
+        for i in 0..L {
+            self.0[i] ^= (self.0[i] ^ other.0[i]) & mask;
+        }
+    }
+
+    /// All-ones if zero.
+    #[inline]
+    pub fn is_zero_mask(&self) -> u64 {
+        let mut acc = 0u64;
+        for &w in &self.0 {
+            acc |= w;
+        }
+        ct_eq_mask(acc, 0)
+    }
+
+    /// All-ones if equal.
+    #[inline]
+    pub fn ct_eq_mask(&self, rhs: &Self) -> u64 {
+        let mut acc = 0u64;
+        for i in 0..L {
+            acc |= self.0[i] ^ rhs.0[i];
+        }
+        ct_eq_mask(acc, 0)
+    }
+
+    /// All-ones if `self < rhs`.
+    #[inline]
+    pub fn ct_lt_mask(&self, rhs: &Self) -> u64 {
+        mask_from_bit(self.sbb(rhs).1)
+    }
+
+    pub fn is_zero_vartime(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+
+    pub fn is_odd(&self) -> bool {
+        self.0[0] & 1 == 1
+    }
+
+    /// Bit `i` (0 = least significant) as 0/1; `i` must be below `64 * L`.
+    #[inline(always)]
+    pub fn bit(&self, i: usize) -> u64 {
+        (self.0[i / 64] >> (i % 64)) & 1
+    }
+
+    /// Number of significant bits. Variable-time in the value.
+    pub const fn bits_vartime(&self) -> usize {
+        let mut i = L;
+        while i > 0 {
+            i -= 1;
+            if self.0[i] != 0 {
+                return 64 * i + 64 - self.0[i].leading_zeros() as usize;
+            }
+        }
+        0
+    }
+
+    /// Logical right shift by one bit.
+    pub const fn shr1(&self) -> Self {
+        let mut out = [0u64; L];
+        let mut i = 0;
+        while i < L {
+            out[i] = self.0[i] >> 1;
+            if i + 1 < L {
+                out[i] |= self.0[i + 1] << 63;
+            }
+            i += 1;
+        }
+        Self(out)
+    }
+
+    /// `w`-bit window starting at bit `pos` (bits past the top read as zero); `w <= 32`.
+    /// Constant-time in the value; the position is public.
+    #[inline(always)]
+    pub fn window(&self, pos: usize, w: usize) -> u64 {
+        window(&self.0, pos, w)
+    }
+
+    /// Compares with variable timing: `core::cmp::Ordering` of the values.
+    pub fn cmp_vartime(&self, rhs: &Self) -> core::cmp::Ordering {
+        for i in (0..L).rev() {
+            match self.0[i].cmp(&rhs.0[i]) {
+                core::cmp::Ordering::Equal => continue,
+                o => return o,
+            }
+        }
+        core::cmp::Ordering::Equal
+    }
+
+    /// Resizes to `M` limbs; `None` if the value does not fit.
+    pub fn resize<const M: usize>(&self) -> Option<Uint<M>> {
+        Uint::<M>::from_limbs(&self.0)
+    }
+}
+
+/// `w`-bit window of a little-endian limb slice starting at bit `pos`; bits past the end
+/// read as zero. Constant-time in the limb values (`pos`, `w` are public), `w <= 32`.
+#[inline(always)]
+pub fn window(limbs: &[u64], pos: usize, w: usize) -> u64 {
+    let mask = (1u64 << w) - 1;
+    let i = pos / 64;
+    let s = pos % 64;
+    if i >= limbs.len() {
+        return 0;
+    }
+    let mut v = limbs[i] >> s;
+    if s + w > 64 && i + 1 < limbs.len() {
+        v |= limbs[i + 1] << (64 - s);
+    }
+    v & mask
+}
+
+/// Number of significant bits of a limb slice. Variable-time.
+pub fn bits_vartime(limbs: &[u64]) -> usize {
+    for i in (0..limbs.len()).rev() {
+        if limbs[i] != 0 {
+            return 64 * i + 64 - limbs[i].leading_zeros() as usize;
+        }
+    }
+    0
+}
+
+/// Big-endian bytes to little-endian limbs (`ceil(len/8)` limbs).
+pub fn limbs_from_be_bytes(bytes: &[u8]) -> Vec<u64> {
+    let n = bytes.len().div_ceil(8).max(1);
+    let mut out = vec![0u64; n];
+    for (i, &b) in bytes.iter().rev().enumerate() {
+        out[i / 8] |= (b as u64) << (8 * (i % 8));
+    }
+    out
+}
+
+/// Little-endian limbs to exactly `len` big-endian bytes; `None` if the value needs more.
+pub fn limbs_to_be_bytes(limbs: &[u64], len: usize) -> Option<Vec<u8>> {
+    let mut out = vec![0u8; len];
+    for i in 0..8 * limbs.len() {
+        let byte = (limbs[i / 8] >> (8 * (i % 8))) as u8;
+        if i < len {
+            out[len - 1 - i] = byte;
+        } else if byte != 0 {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// Compares two little-endian limb slices of any lengths. Variable-time.
+pub fn cmp_limbs_vartime(a: &[u64], b: &[u64]) -> core::cmp::Ordering {
+    let n = a.len().max(b.len());
+    for i in (0..n).rev() {
+        let x = a.get(i).copied().unwrap_or(0);
+        let y = b.get(i).copied().unwrap_or(0);
+        match x.cmp(&y) {
+            core::cmp::Ordering::Equal => continue,
+            o => return o,
+        }
+    }
+    core::cmp::Ordering::Equal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_and_bytes_round_trip() {
+        let x = Uint::<2>::from_be_hex("0123456789abcdef_fedcba9876543210");
+        assert_eq!(x.0, [0xfedcba9876543210, 0x0123456789abcdef]);
+        let mut be = [0u8; 16];
+        x.write_be_bytes(&mut be);
+        assert_eq!(Uint::<2>::from_be_bytes(&be), Some(x));
+        assert_eq!(Uint::<1>::from_be_bytes(&be), None);
+        assert_eq!(limbs_to_be_bytes(&x.0, 16).unwrap(), be.to_vec());
+        assert_eq!(limbs_from_be_bytes(&be), x.0.to_vec());
+        assert_eq!(limbs_to_be_bytes(&x.0, 15), None);
+    }
+
+    #[test]
+    fn windows_cross_limbs() {
+        let x = Uint::<2>([0xf000_0000_0000_0000, 0x5]);
+        assert_eq!(x.window(60, 8), 0x5f);
+        assert_eq!(x.window(124, 8), 0);
+        assert_eq!(x.window(64, 3), 5);
+        assert_eq!(x.bits_vartime(), 67);
+    }
+
+    #[test]
+    fn masks() {
+        assert_eq!(ct_eq_mask(3, 3), u64::MAX);
+        assert_eq!(ct_eq_mask(3, 4), 0);
+        let a = Uint::<2>([1, 2]);
+        let b = Uint::<2>([3, 2]);
+        assert_eq!(a.ct_lt_mask(&b), u64::MAX);
+        assert_eq!(b.ct_lt_mask(&a), 0);
+        assert_eq!(Uint::select(&a, &b, u64::MAX), b);
+        assert_eq!(Uint::select(&a, &b, 0), a);
+    }
+}

@@ -1,0 +1,362 @@
+//! Montgomery arithmetic modulo an odd `m < 2^(64L)`, with `R = 2^(64L)`.
+//!
+//! Values in Montgomery form are `x·R mod m`, fully reduced (`< m`) on entry and exit of every
+//! function. Multiplication is CIOS (Koç–Acar–Kaliski 1996, "coarsely integrated operand
+//! scanning") with one final constant-time subtraction. Everything is constant-time in the
+//! operand values except functions ending in `_vartime`; exponent *lengths* (limb counts) are
+//! public.
+
+use super::{adc, mac, mask_from_bit, sbb, Uint};
+
+/// Precomputed constants for one odd modulus.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct MontyParams<const L: usize> {
+    modulus: Uint<L>,
+    /// `-m⁻¹ mod 2^64`.
+    m0inv: u64,
+    /// `R mod m`: the Montgomery form of 1.
+    one: Uint<L>,
+    /// `R² mod m`: converts into Montgomery form.
+    r2: Uint<L>,
+}
+
+impl<const L: usize> MontyParams<L> {
+    /// Builds the constants. Panics unless `m` is odd and greater than 1 (in const context,
+    /// a compile error). Runtime callers with untrusted input use [`Self::try_new`].
+    pub const fn new(m: Uint<L>) -> Self {
+        assert!(m.0[0] & 1 == 1, "Montgomery modulus must be odd");
+        let bits = m.bits_vartime();
+        assert!(bits > 1, "Montgomery modulus must exceed 1");
+        // Newton iteration for m0⁻¹ mod 2^64: m0·m0 ≡ 1 (mod 8) seeds 3 correct bits.
+        let m0 = m.0[0];
+        let mut inv = m0;
+        let mut i = 0;
+        while i < 5 {
+            inv = inv.wrapping_mul(2u64.wrapping_sub(m0.wrapping_mul(inv)));
+            i += 1;
+        }
+        // R mod m: start from 2^(bits-1) < m, double up to 2^(64L).
+        let mut x = Uint::<L>::ZERO;
+        x.0[(bits - 1) / 64] = 1u64 << ((bits - 1) % 64);
+        let mut k = bits - 1;
+        while k < 64 * L {
+            x = mod_double(&x, &m);
+            k += 1;
+        }
+        let one = x;
+        while k < 128 * L {
+            x = mod_double(&x, &m);
+            k += 1;
+        }
+        Self { modulus: m, m0inv: inv.wrapping_neg(), one, r2: x }
+    }
+
+    /// Like [`Self::new`], `None` for an even modulus or one of at most 1.
+    pub fn try_new(m: &Uint<L>) -> Option<Self> {
+        if !m.is_odd() || m.bits_vartime() < 2 {
+            return None;
+        }
+        Some(Self::new(*m))
+    }
+
+    #[inline(always)]
+    pub const fn modulus(&self) -> &Uint<L> {
+        &self.modulus
+    }
+
+    /// Montgomery form of 1 (`R mod m`).
+    #[inline(always)]
+    pub const fn one(&self) -> &Uint<L> {
+        &self.one
+    }
+
+    /// `R² mod m`.
+    #[inline(always)]
+    pub const fn r2(&self) -> &Uint<L> {
+        &self.r2
+    }
+
+    /// Montgomery product `a·b·R⁻¹ mod m`, for `a·b < R·m` (e.g. `a < R`, `b < m`); `< m`.
+    #[inline(always)]
+    pub fn mul(&self, a: &Uint<L>, b: &Uint<L>) -> Uint<L> {
+        let m = &self.modulus.0;
+        let mut t = [0u64; L];
+        let mut t_hi = 0u64; // word L of the running sum; word L+1 is at most 1
+        for i in 0..L {
+            // t += a · b[i]
+            let bi = b.0[i];
+            let mut carry = 0;
+            for j in 0..L {
+                (t[j], carry) = mac(t[j], a.0[j], bi, carry);
+            }
+            let (s, t_top) = adc(t_hi, carry, 0);
+            // t = (t + u·m) / 2^64 with u chosen so the low word cancels
+            let u = t[0].wrapping_mul(self.m0inv);
+            let (_, mut carry) = mac(t[0], u, m[0], 0);
+            for j in 1..L {
+                (t[j - 1], carry) = mac(t[j], u, m[j], carry);
+            }
+            let (s2, c2) = adc(s, carry, 0);
+            t[L - 1] = s2;
+            t_hi = t_top + c2;
+        }
+        self.final_sub(Uint(t), t_hi)
+    }
+
+    /// Montgomery square.
+    #[inline(always)]
+    pub fn square(&self, a: &Uint<L>) -> Uint<L> {
+        self.mul(a, a)
+    }
+
+    /// Reduces `t_hi·R + t` (known `< 2m`) to `< m`.
+    #[inline(always)]
+    fn final_sub(&self, t: Uint<L>, t_hi: u64) -> Uint<L> {
+        let (d, borrow) = t.sbb(&self.modulus);
+        // Keep `t` only when the full value t_hi·R + t is below m.
+        let (_, keep) = sbb(t_hi, 0, borrow);
+        Uint::select(&d, &t, mask_from_bit(keep))
+    }
+
+    /// `a + b mod m` for `a, b < m`.
+    #[inline(always)]
+    pub fn add(&self, a: &Uint<L>, b: &Uint<L>) -> Uint<L> {
+        let (s, carry) = a.adc(b);
+        self.final_sub(s, carry)
+    }
+
+    /// `a - b mod m` for `a, b < m`.
+    #[inline(always)]
+    pub fn sub(&self, a: &Uint<L>, b: &Uint<L>) -> Uint<L> {
+        let (d, borrow) = a.sbb(b);
+        let mut masked = self.modulus;
+        let mask = mask_from_bit(borrow);
+        for w in masked.0.iter_mut() {
+            *w &= mask;
+        }
+        d.adc(&masked).0
+    }
+
+    /// `-a mod m` for `a < m`.
+    #[inline(always)]
+    pub fn neg(&self, a: &Uint<L>) -> Uint<L> {
+        self.sub(&Uint::ZERO, a)
+    }
+
+    /// `2a mod m`.
+    #[inline(always)]
+    pub fn double(&self, a: &Uint<L>) -> Uint<L> {
+        self.add(a, a)
+    }
+
+    /// Into Montgomery form; accepts any `a < R` and reduces it modulo `m`.
+    #[inline(always)]
+    pub fn to_monty(&self, a: &Uint<L>) -> Uint<L> {
+        self.mul(a, &self.r2)
+    }
+
+    /// Out of Montgomery form.
+    #[inline(always)]
+    pub fn from_monty(&self, a: &Uint<L>) -> Uint<L> {
+        self.mul(a, &Uint::ONE)
+    }
+
+    /// `x mod m` for a little-endian limb slice of any length (Horner over `L`-limb chunks,
+    /// in Montgomery form). Constant-time in the value; the length is public.
+    pub fn reduce_limbs(&self, x: &[u64]) -> Uint<L> {
+        let mut acc = Uint::<L>::ZERO; // Montgomery form
+        let chunks = x.len().div_ceil(L).max(1);
+        for c in (0..chunks).rev() {
+            let lo = (c * L).min(x.len());
+            let hi = ((c + 1) * L).min(x.len());
+            let chunk = Uint::<L>::from_limbs(&x[lo..hi]).expect("chunk fits");
+            // acc·R + chunk, in Montgomery form: mul(acc, R²) = acc·R·R/R·... = M(acc·R).
+            acc = self.mul(&acc, &self.r2);
+            acc = self.add(&acc, &self.to_monty(&chunk));
+        }
+        self.from_monty(&acc)
+    }
+
+    /// `a^e` in Montgomery form (`a` in Montgomery form) with a fixed `w`-bit window
+    /// (`1 <= w <= 7`) over all `64·e.len()` exponent bits; every table entry is read at each
+    /// step. Constant-time in `a` and the value of `e`.
+    // NOTE: the exponent's limb count (not its value) sets the running time.
+    pub fn pow(&self, a: &Uint<L>, e: &[u64], w: usize) -> Uint<L> {
+        assert!((1..=7).contains(&w));
+        let n = 1usize << w;
+        let mut table = vec![self.one; n];
+        if n > 1 {
+            table[1] = *a;
+        }
+        for i in 2..n {
+            table[i] = self.mul(&table[i - 1], a);
+        }
+        let bits = 64 * e.len();
+        let windows = bits.div_ceil(w);
+        let mut acc = self.one;
+        for k in (0..windows).rev() {
+            if k != windows - 1 {
+                for _ in 0..w {
+                    acc = self.square(&acc);
+                }
+            }
+            let idx = super::window(e, k * w, w);
+            let entry = ct_lookup(&table, idx);
+            acc = self.mul(&acc, &entry);
+        }
+        acc
+    }
+
+    /// `a^e` in Montgomery form by left-to-right square-and-multiply, skipping zero bits.
+    /// For public exponents only.
+    pub fn pow_vartime(&self, a: &Uint<L>, e: &[u64]) -> Uint<L> {
+        let bits = super::bits_vartime(e);
+        let mut acc = self.one;
+        for i in (0..bits).rev() {
+            acc = self.square(&acc);
+            if (e[i / 64] >> (i % 64)) & 1 == 1 {
+                acc = self.mul(&acc, a);
+            }
+        }
+        acc
+    }
+
+    /// Inverse in Montgomery form by Fermat's little theorem; **`m` must be prime**.
+    /// Returns 0 for 0. Constant-time.
+    pub fn inv_prime(&self, a: &Uint<L>) -> Uint<L> {
+        let (e, _) = self.modulus.sbb(&Uint::from_limbs(&[2]).expect("fits"));
+        self.pow(a, &e.0, 4)
+    }
+}
+
+/// Constant-time table lookup: reads every entry, keeps the one at `idx`.
+#[inline(always)]
+pub fn ct_lookup<const L: usize>(table: &[Uint<L>], idx: u64) -> Uint<L> {
+    let mut out = Uint::<L>::ZERO;
+    for (i, entry) in table.iter().enumerate() {
+        let mask = super::ct_eq_mask(i as u64, idx);
+        for j in 0..L {
+            out.0[j] |= entry.0[j] & mask;
+        }
+    }
+    out
+}
+
+/// `2x mod m` for `x < m` (const, used while building the parameters).
+const fn mod_double<const L: usize>(x: &Uint<L>, m: &Uint<L>) -> Uint<L> {
+    let (y, carry) = x.adc(x);
+    let (z, borrow) = y.sbb(m);
+    // take z when the doubling overflowed or y >= m
+    let take_z = carry | (borrow ^ 1);
+    let mask = take_z.wrapping_neg();
+    let mut out = [0u64; L];
+    let mut i = 0;
+    while i < L {
+        out[i] = y.0[i] ^ ((y.0[i] ^ z.0[i]) & mask);
+        i += 1;
+    }
+    Uint(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_bigint::{BigUint, RandBigInt};
+    use proptest::prelude::*;
+
+    fn big<const L: usize>(x: &Uint<L>) -> BigUint {
+        BigUint::from_slice(&x.0.iter().flat_map(|w| [*w as u32, (*w >> 32) as u32]).collect::<Vec<_>>())
+    }
+
+    fn from_big<const L: usize>(x: &BigUint) -> Uint<L> {
+        Uint::from_limbs(&x.to_u64_digits()).unwrap()
+    }
+
+    fn check_modulus<const L: usize>(m: BigUint, rng: &mut impl rand::Rng) {
+        let mu = from_big::<L>(&m);
+        let p = MontyParams::new(mu);
+        let r = BigUint::from(1u8) << (64 * L);
+        assert_eq!(big(p.one()), &r % &m);
+        assert_eq!(big(p.r2()), (&r * &r) % &m);
+        let edge = [BigUint::from(0u8), BigUint::from(1u8), &m - 1u8, &m - 2u8];
+        let mut vals: Vec<BigUint> = edge.to_vec();
+        for _ in 0..8 {
+            vals.push(rng.gen_biguint_below(&m));
+        }
+        for a in &vals {
+            for b in &vals {
+                let (am, bm) = (p.to_monty(&from_big(a)), p.to_monty(&from_big(b)));
+                assert_eq!(big(&p.from_monty(&p.mul(&am, &bm))), (a * b) % &m);
+                assert_eq!(big(&p.from_monty(&p.add(&am, &bm))), (a + b) % &m);
+                assert_eq!(big(&p.from_monty(&p.sub(&am, &bm))), (a + &m - b) % &m);
+            }
+            let e = rng.gen_biguint(64 * L as u64 / 2);
+            let el = from_big::<L>(&e);
+            let am = p.to_monty(&from_big(a));
+            let want = a.modpow(&e, &m);
+            for w in [1, 4, 5] {
+                assert_eq!(big(&p.from_monty(&p.pow(&am, &el.0, w))), want);
+            }
+            assert_eq!(big(&p.from_monty(&p.pow_vartime(&am, &el.0))), want);
+        }
+        // wide reduction
+        let x = rng.gen_biguint(64 * 3 * L as u64 + 17);
+        let xl = x.to_u64_digits();
+        assert_eq!(big(&p.reduce_limbs(&xl)), &x % &m);
+    }
+
+    #[test]
+    fn matches_num_bigint_on_random_moduli() {
+        let mut rng = rand::thread_rng();
+        for _ in 0..10 {
+            let mut m = rng.gen_biguint(256) | BigUint::from(1u8);
+            if m.bits() < 2 {
+                m = BigUint::from(3u8);
+            }
+            check_modulus::<4>(m, &mut rng);
+            // small moduli in wide types (m much smaller than R)
+            let m = rng.gen_biguint(70) | BigUint::from(1u8);
+            check_modulus::<4>(m, &mut rng);
+            let m = (rng.gen_biguint(1024) | BigUint::from(1u8)) | (BigUint::from(1u8) << 1023);
+            check_modulus::<16>(m, &mut rng);
+        }
+        check_modulus::<1>(BigUint::from(3u8), &mut rng);
+        check_modulus::<9>((BigUint::from(1u8) << 521) - 1u8, &mut rng);
+        for _ in 0..5 {
+            let m = rng.gen_biguint(521) | BigUint::from(1u8);
+            check_modulus::<9>(m, &mut rng);
+        }
+        check_modulus::<2>((BigUint::from(1u8) << 128) - 1u8, &mut rng);
+    }
+
+    #[test]
+    fn exponent_edges() {
+        let m = Uint::<4>::from_be_hex("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff");
+        let p = MontyParams::new(m);
+        let a = p.to_monty(&Uint::from_limbs(&[12345]).unwrap());
+        assert_eq!(p.pow(&a, &[0, 0], 5), *p.one());
+        assert_eq!(p.pow(&a, &[1], 5), a);
+        assert_eq!(p.pow(&a, &[], 5), *p.one());
+        assert_eq!(p.pow_vartime(&a, &[]), *p.one());
+        let inv = p.inv_prime(&a);
+        assert_eq!(p.mul(&inv, &a), *p.one());
+        assert_eq!(p.inv_prime(&Uint::ZERO), Uint::ZERO);
+        let all_ones = [u64::MAX; 4];
+        let b = BigUint::from(12345u32).modpow(&big(&Uint::<4>(all_ones)), &big(&m));
+        assert_eq!(big(&p.from_monty(&p.pow(&a, &all_ones, 4))), b);
+    }
+
+    proptest! {
+        #[test]
+        fn mul_matches_num_bigint(a in any::<[u64; 6]>(), b in any::<[u64; 6]>(), m in any::<[u64; 6]>()) {
+            let mut m = Uint::<6>(m);
+            m.0[0] |= 1;
+            prop_assume!(m.bits_vartime() > 1);
+            let p = MontyParams::new(m);
+            let (mb, ab, bb) = (big(&m), big(&Uint(a)) , big(&Uint(b)));
+            let am = p.to_monty(&Uint(a));
+            let bm = p.to_monty(&Uint(b));
+            prop_assert_eq!(big(&p.from_monty(&p.mul(&am, &bm))), (ab * bb) % mb);
+        }
+    }
+}
