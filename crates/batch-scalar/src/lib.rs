@@ -1,0 +1,115 @@
+//! batch-scalar: the CPU reference backend.
+//!
+//! Numbers are 64-bit limbs in Montgomery form ([`batch_core::num`]); each operation of a batch
+//! runs on one core, and rayon spreads the batch across the backend's thread pool.
+//! - [`modexp`]: fixed-window constant-time exponentiation (full-table scans), sized by
+//!   monomorphised limb counts so every size runs a fully unrolled kernel.
+//! - [`ecc`]: complete Renes–Costello–Batina formulas, a comb table for `k·G`, fixed windows for
+//!   `k·Q`, interleaved wNAF for `u₁·G + u₂·Q`, batch inversion for affine results.
+#![forbid(unsafe_code)]
+
+pub mod ecc;
+pub mod modexp;
+
+use std::sync::Arc;
+
+use batch_core::backend::check_batch;
+use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
+
+/// The CPU scalar backend. `Default` uses rayon's global pool (all cores).
+#[derive(Clone, Default)]
+pub struct ScalarBackend {
+    pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl core::fmt::Debug for ScalarBackend {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ScalarBackend").field("threads", &self.threads()).finish()
+    }
+}
+
+impl ScalarBackend {
+    /// Uses rayon's global pool.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Uses a private pool of `threads` threads (`1` for single-core figures).
+    pub fn with_threads(threads: usize) -> Result<Self, Error> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .thread_name(|i| format!("batch-scalar-{i}"))
+            .build()
+            .map_err(|e| Error::Backend(format!("thread pool: {e}")))?;
+        Ok(Self { pool: Some(Arc::new(pool)) })
+    }
+
+    /// Threads the batch is spread over.
+    pub fn threads(&self) -> usize {
+        match &self.pool {
+            Some(p) => p.current_num_threads(),
+            None => rayon::current_num_threads(),
+        }
+    }
+
+    fn install<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
+        match &self.pool {
+            Some(p) => p.install(f),
+            None => f(),
+        }
+    }
+}
+
+impl Backend for ScalarBackend {
+    fn name(&self) -> &'static str {
+        "scalar"
+    }
+
+    fn description(&self) -> String {
+        format!("CPU scalar, 64-bit limbs, Montgomery CIOS, {} thread(s)", self.threads())
+    }
+
+    fn availability(&self) -> Availability {
+        Availability::Available
+    }
+
+    fn modexp(&self, moduli: &[&[u64]], jobs: &[ModexpJob<'_>]) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        check_batch(jobs.len(), &[])?;
+        Ok(self.install(|| modexp::modexp_batch(moduli, jobs, false)))
+    }
+
+    fn modexp_vartime(
+        &self,
+        moduli: &[&[u64]],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        check_batch(jobs.len(), &[])?;
+        Ok(self.install(|| modexp::modexp_batch(moduli, jobs, true)))
+    }
+
+    fn mul_base(&self, curve: Curve, scalars: &[EcUint]) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+        check_batch(scalars.len(), &[])?;
+        Ok(self.install(|| ecc::mul_base(curve, scalars)))
+    }
+
+    fn mul_point(
+        &self,
+        curve: Curve,
+        points: &[AffinePoint],
+        scalars: &[EcUint],
+    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+        check_batch(scalars.len(), &[("points", points.len())])?;
+        Ok(self.install(|| ecc::mul_point(curve, points, scalars)))
+    }
+
+    fn mul_double_vartime(
+        &self,
+        curve: Curve,
+        u1: &[EcUint],
+        u2: &[EcUint],
+        points: &[AffinePoint],
+    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+        check_batch(u1.len(), &[("u2", u2.len()), ("points", points.len())])?;
+        Ok(self.install(|| ecc::mul_double_vartime(curve, u1, u2, points)))
+    }
+}
