@@ -5,8 +5,10 @@
 //! unless its name ends in `_vartime`. Masks are all-ones / all-zeros `u64`s, derived
 //! arithmetically; `black_box` keeps the optimiser from turning selects back into branches.
 
+pub mod dyn_monty;
 pub mod monty;
 
+pub use dyn_monty::DynMonty;
 pub use monty::MontyParams;
 
 /// Widening multiply-accumulate: `a + b * c + carry`, as (low, high).

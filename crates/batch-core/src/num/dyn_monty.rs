@@ -1,0 +1,176 @@
+//! Montgomery arithmetic for a modulus whose size is known only at run time.
+//!
+//! [`DynMonty`] picks the smallest monomorphised width `N` in [`KERNEL_LIMBS`] that holds the
+//! modulus, so every size runs a fully unrolled [`MontyParams<N>`] kernel. Values in and out
+//! are canonical little-endian limbs (`< m`, [`DynMonty::limbs`] long); conversions into and
+//! out of Montgomery form happen inside each call. Constant-time like [`MontyParams`], except
+//! functions ending in `_vartime`.
+
+use super::{bits_vartime, MontyParams, Uint};
+use crate::backend::check_modulus;
+use crate::{Error, MAX_MODULUS_BITS};
+
+/// Limb counts with a monomorphised kernel: CRT halves and full moduli of RSA-2048 … 15360,
+/// plus small sizes. A modulus runs on the smallest that holds it.
+pub const KERNEL_LIMBS: [usize; 10] = [4, 8, 16, 24, 32, 48, 60, 64, 120, 240];
+
+macro_rules! dyn_monty {
+    ($($variant:ident => $n:literal),* $(,)?) => {
+        #[derive(Clone, Debug)]
+        enum Kernel { $($variant(Box<MontyParams<$n>>)),* }
+
+        macro_rules! with_kernel {
+            ($k:expr, $p:ident => $body:expr) => {
+                match $k { $(Kernel::$variant($p) => $body),* }
+            };
+        }
+
+        impl Kernel {
+            fn new(m: &[u64], width: usize) -> Self {
+                match width {
+                    $($n => Kernel::$variant(Box::new(MontyParams::new(
+                        Uint::from_limbs(m).expect("kernel width holds the modulus")))),)*
+                    _ => unreachable!("width comes from KERNEL_LIMBS"),
+                }
+            }
+        }
+    };
+}
+
+dyn_monty!(L4 => 4, L8 => 8, L16 => 16, L24 => 24, L32 => 32, L48 => 48, L60 => 60, L64 => 64, L120 => 120, L240 => 240);
+
+/// Montgomery constants for one odd modulus of up to [`MAX_MODULUS_BITS`] bits.
+#[derive(Clone, Debug)]
+pub struct DynMonty {
+    kernel: Kernel,
+    limbs: usize,
+}
+
+fn fit<const N: usize>(x: &[u64]) -> Uint<N> {
+    Uint::from_limbs(x).expect("operand wider than its modulus")
+}
+
+impl DynMonty {
+    /// Prepares `m` (odd, `> 1`, at most [`MAX_MODULUS_BITS`] bits).
+    pub fn new(m: &[u64]) -> Result<Self, Error> {
+        check_modulus(m, MAX_MODULUS_BITS)?;
+        let limbs = bits_vartime(m).div_ceil(64);
+        let width = *KERNEL_LIMBS.iter().find(|&&n| n >= limbs).expect("MAX_MODULUS_BITS fits the widest kernel");
+        Ok(Self { kernel: Kernel::new(m, width), limbs })
+    }
+
+    /// Limbs of the modulus (and of every result).
+    pub fn limbs(&self) -> usize {
+        self.limbs
+    }
+
+    /// The modulus.
+    pub fn modulus(&self) -> Vec<u64> {
+        with_kernel!(&self.kernel, p => p.modulus().0[..self.limbs].to_vec())
+    }
+
+    /// `x mod m` for any length of `x`.
+    pub fn reduce(&self, x: &[u64]) -> Vec<u64> {
+        with_kernel!(&self.kernel, p => p.reduce_limbs(x).0[..self.limbs].to_vec())
+    }
+
+    /// `a·b mod m` for `a, b < m`.
+    pub fn mul(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
+        with_kernel!(&self.kernel, p => {
+            let t = p.mul(&fit(a), &fit(b)); // a·b/R
+            p.mul(&t, p.r2()).0[..self.limbs].to_vec()
+        })
+    }
+
+    /// `a + b mod m` for `a, b < m`.
+    pub fn add(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
+        with_kernel!(&self.kernel, p => p.add(&fit(a), &fit(b)).0[..self.limbs].to_vec())
+    }
+
+    /// `a − b mod m` for `a, b < m`.
+    pub fn sub(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
+        with_kernel!(&self.kernel, p => p.sub(&fit(a), &fit(b)).0[..self.limbs].to_vec())
+    }
+
+    /// `base^exp mod m` (`base < m`), constant-time in base and exponent value with a fixed
+    /// window sized by the exponent's limb count.
+    pub fn pow(&self, base: &[u64], exp: &[u64]) -> Vec<u64> {
+        let w = window_for(64 * exp.len());
+        with_kernel!(&self.kernel, p => {
+            let b = p.to_monty(&fit(base));
+            p.from_monty(&p.pow(&b, exp, w)).0[..self.limbs].to_vec()
+        })
+    }
+
+    /// `base^exp mod m` (`base < m`); the timing depends on the exponent (public) but not on
+    /// the base's value.
+    pub fn pow_vartime(&self, base: &[u64], exp: &[u64]) -> Vec<u64> {
+        with_kernel!(&self.kernel, p => {
+            let b = p.to_monty(&fit(base));
+            p.from_monty(&p.pow_vartime(&b, exp)).0[..self.limbs].to_vec()
+        })
+    }
+
+    /// `a⁻¹ mod m` for a **prime** `m` (Fermat), constant-time; 0 maps to 0.
+    pub fn inv_prime(&self, a: &[u64]) -> Vec<u64> {
+        with_kernel!(&self.kernel, p => {
+            let am = p.to_monty(&fit(a));
+            p.from_monty(&p.inv_prime(&am)).0[..self.limbs].to_vec()
+        })
+    }
+}
+
+/// Window width for a constant-time exponent of `bits` bits: table cost `2^w` against
+/// `bits / w` multiplications.
+pub fn window_for(bits: usize) -> usize {
+    match bits {
+        0..=64 => 2,
+        65..=256 => 4,
+        257..=1536 => 5,
+        _ => 6,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_bigint::{BigUint, RandBigInt};
+
+    fn big(x: &[u64]) -> BigUint {
+        BigUint::from_slice(&x.iter().flat_map(|w| [*w as u32, (*w >> 32) as u32]).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn every_width_matches_num_bigint() {
+        let mut rng = rand::thread_rng();
+        for bits in [3usize, 200, 511, 1024, 1500, 2048, 3000, 3840, 4000, 7680, 9000, 15360] {
+            let m = rng.gen_biguint(bits as u64) | BigUint::from(1u8) | (BigUint::from(1u8) << (bits - 1));
+            let ml = m.to_u64_digits();
+            let d = DynMonty::new(&ml).unwrap();
+            assert_eq!(d.limbs(), ml.len());
+            assert_eq!(big(&d.modulus()), m);
+            let a = rng.gen_biguint_below(&m);
+            let b = rng.gen_biguint_below(&m);
+            let (al, bl) = (pad(&a, ml.len()), pad(&b, ml.len()));
+            assert_eq!(big(&d.mul(&al, &bl)), (&a * &b) % &m, "{bits}");
+            assert_eq!(big(&d.add(&al, &bl)), (&a + &b) % &m);
+            assert_eq!(big(&d.sub(&al, &bl)), (&a + &m - &b) % &m);
+            let wide = rng.gen_biguint(2 * bits as u64 + 5);
+            assert_eq!(big(&d.reduce(&wide.to_u64_digits())), &wide % &m);
+            if bits <= 2048 {
+                let e = rng.gen_biguint(bits as u64);
+                assert_eq!(big(&d.pow(&al, &e.to_u64_digits())), a.modpow(&e, &m));
+                assert_eq!(big(&d.pow_vartime(&al, &e.to_u64_digits())), a.modpow(&e, &m));
+            }
+        }
+        assert!(DynMonty::new(&[4]).is_err());
+        assert!(DynMonty::new(&[1]).is_err());
+        assert!(DynMonty::new(&vec![u64::MAX; 241]).is_err());
+    }
+
+    fn pad(x: &BigUint, n: usize) -> Vec<u64> {
+        let mut v = x.to_u64_digits();
+        v.resize(n, 0);
+        v
+    }
+}
