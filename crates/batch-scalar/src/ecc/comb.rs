@@ -1,0 +1,208 @@
+//! Fixed-base `k·G` by signed windows over a precomputed table: additions only, no doublings.
+//!
+//! Representation: `k < n` canonical (`Uint<L>`), recoded into `W = ⌈(bits+1)/w⌉` Booth digits
+//! `d_i ∈ [−2^(w−1), 2^(w−1)]` with `k = Σ d_i·2^(w·i)`. The table holds, for each window `i`,
+//! the affine points `j·2^(w·i)·G` for `j = 1 … 2^(w−1)` (Montgomery form), built once per
+//! process per curve. Then `k·G = Σ d_i·2^(w·i)·G`: one mixed addition per window.
+//! Post-condition: a projective point, the identity exactly when `k = 0`.
+//!
+//! Constant-time in `k`: digits come from arithmetic masks, every lookup reads every entry of
+//! its window, the sign is applied by masked negation and a zero digit by select.
+
+use std::sync::OnceLock;
+
+use batch_core::curve::{CurveDef, P256, P384, P521};
+use batch_core::num::{ct_eq_mask, mask_from_bit, Uint};
+
+use super::point::{batch_normalize, AffineMonty, ProjectivePoint};
+
+/// Window widths (measured on the scalar backend; see the module docs of `ecc`).
+pub const W_P256: usize = 7;
+pub const W_P384: usize = 7;
+pub const W_P521: usize = 7;
+
+/// Booth digit `i` of width `w` (`w + 1 ≤ 32`) of `k`, as (magnitude, sign mask): the digit
+/// is `−magnitude` where the mask is all-ones. Reads bits `w·i − 1 … w·i + w − 1` (bit −1 is
+/// 0). Constant-time in `k`; `i`, `w` are public.
+#[inline(always)]
+pub fn booth_digit<const L: usize>(k: &Uint<L>, i: usize, w: usize) -> (u64, u64) {
+    let bits = if i == 0 { k.window(0, w) << 1 } else { k.window(w * i - 1, w + 1) };
+    let neg = mask_from_bit((bits >> w) & 1);
+    // Negative digits: the complement of the window, within w + 1 bits, gives the magnitude.
+    let d = (((1u64 << (w + 1)) - 1 - bits) & neg) | (bits & !neg);
+    ((d >> 1) + (d & 1), neg)
+}
+
+/// Booth windows needed for scalars of `bits` bits (`< 2^bits`): the top digit is then
+/// non-negative, so no carry is left over.
+pub const fn booth_windows(bits: usize, w: usize) -> usize {
+    (bits + 1).div_ceil(w)
+}
+
+/// Precomputed `j·2^(w·i)·G` for one curve.
+#[derive(Debug)]
+pub struct CombTable<const L: usize> {
+    w: usize,
+    windows: usize,
+    /// Window `i`, multiple `j` at `i·2^(w−1) + j − 1`.
+    entries: Vec<AffineMonty<L>>,
+}
+
+impl<const L: usize> CombTable<L> {
+    /// Builds the table for `c`'s generator (projective complete additions, one inversion).
+    pub fn new(c: &CurveDef<L>, w: usize) -> Self {
+        assert!((2..=16).contains(&w), "comb width");
+        let windows = booth_windows(c.curve.bits(), w);
+        let half = 1usize << (w - 1);
+        let mut proj = Vec::with_capacity(windows * half);
+        let mut base = ProjectivePoint::from_affine(&AffineMonty { x: c.gx, y: c.gy }, c);
+        for _ in 0..windows {
+            let mut acc = base;
+            proj.push(acc);
+            for _ in 1..half {
+                acc = acc.add(&base, c);
+                proj.push(acc);
+            }
+            // 2^w·B = 2·(2^(w−1)·B)
+            base = acc.double(c);
+        }
+        let entries = batch_normalize(c, &proj)
+            .into_iter()
+            .map(|(a, id)| {
+                assert_eq!(id, 0, "multiples of G below n are never the identity");
+                a
+            })
+            .collect();
+        Self { w, windows, entries }
+    }
+
+    pub fn width(&self) -> usize {
+        self.w
+    }
+
+    pub fn windows(&self) -> usize {
+        self.windows
+    }
+
+    /// `j·2^(w·i)·G` for `1 ≤ j ≤ 2^(w−1)`, by direct indexing. Variable-time in `i`, `j`.
+    #[inline(always)]
+    pub fn entry_vartime(&self, i: usize, j: usize) -> &AffineMonty<L> {
+        &self.entries[(i << (self.w - 1)) + j - 1]
+    }
+
+    /// `mag·2^(w·i)·G`, or `(0, 0)` for `mag = 0`, reading every entry of window `i`.
+    #[inline(always)]
+    fn lookup(&self, i: usize, mag: u64) -> AffineMonty<L> {
+        let half = 1usize << (self.w - 1);
+        let window = &self.entries[i * half..(i + 1) * half];
+        let mut x = [0u64; L];
+        let mut y = [0u64; L];
+        for (j, e) in window.iter().enumerate() {
+            let m = ct_eq_mask(j as u64 + 1, mag);
+            for l in 0..L {
+                x[l] |= e.x.0[l] & m;
+                y[l] |= e.y.0[l] & m;
+            }
+        }
+        AffineMonty { x: Uint(x), y: Uint(y) }
+    }
+
+    /// `k·G` for `k < n` (canonical). Constant-time in `k`.
+    pub fn mul(&self, c: &CurveDef<L>, k: &Uint<L>) -> ProjectivePoint<L> {
+        let mut acc = ProjectivePoint::identity(c);
+        for i in 0..self.windows {
+            let (mag, neg) = booth_digit(k, i, self.w);
+            let zero = ct_eq_mask(mag, 0);
+            let mut e = self.lookup(i, mag);
+            e.neg_if(neg, c);
+            if i == 0 {
+                // acc is the identity: take the entry itself (saves one addition).
+                acc = ProjectivePoint::select(&ProjectivePoint::from_affine(&e, c), &acc, zero);
+            } else {
+                acc = acc.add_mixed(&e, zero, c);
+            }
+        }
+        acc
+    }
+}
+
+/// The P-256 table, built on first use.
+pub fn table_p256() -> &'static CombTable<4> {
+    static T: OnceLock<CombTable<4>> = OnceLock::new();
+    T.get_or_init(|| CombTable::new(&P256, W_P256))
+}
+
+/// The P-384 table, built on first use.
+pub fn table_p384() -> &'static CombTable<6> {
+    static T: OnceLock<CombTable<6>> = OnceLock::new();
+    T.get_or_init(|| CombTable::new(&P384, W_P384))
+}
+
+/// The P-521 table, built on first use.
+pub fn table_p521() -> &'static CombTable<9> {
+    static T: OnceLock<CombTable<9>> = OnceLock::new();
+    T.get_or_init(|| CombTable::new(&P521, W_P521))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_bigint::{BigInt, BigUint};
+    use rand::Rng;
+
+    fn big<const L: usize>(x: &Uint<L>) -> BigUint {
+        BigUint::from_slice(&x.0.iter().flat_map(|w| [*w as u32, (*w >> 32) as u32]).collect::<Vec<_>>())
+    }
+
+    /// Σ d_i·2^(w·i) reconstructs k, with |d_i| ≤ 2^(w−1), for edge and random scalars.
+    #[test]
+    fn booth_digits_reconstruct_the_scalar() {
+        let mut rng = rand::thread_rng();
+        for w in [4usize, 5, 6, 7, 8] {
+            let bits = 256;
+            let mut ks = vec![Uint::<4>::ZERO, Uint::ONE, Uint([u64::MAX; 4])];
+            for _ in 0..50 {
+                ks.push(Uint([rng.gen(), rng.gen(), rng.gen(), rng.gen()]));
+            }
+            ks.push(Uint([0, 0, 0, 1 << 63]));
+            for k in ks {
+                let windows = booth_windows(bits, w);
+                let mut sum = BigInt::from(0);
+                for i in (0..windows).rev() {
+                    let (mag, neg) = booth_digit(&k, i, w);
+                    assert!(mag <= 1 << (w - 1));
+                    assert!(neg == 0 || neg == u64::MAX);
+                    let d = if neg != 0 { -BigInt::from(mag) } else { BigInt::from(mag) };
+                    sum = (sum << w) + d;
+                }
+                assert_eq!(sum, BigInt::from(big(&k)), "w={w} k={k:?}");
+            }
+        }
+    }
+
+    /// Table entries are the right multiples: window i, j == j·2^(w·i)·G by repeated doubling.
+    #[test]
+    fn table_entries_match_doubling() {
+        let c = &P256;
+        let t = table_p256();
+        let g = ProjectivePoint::from_affine(&AffineMonty { x: c.gx, y: c.gy }, c);
+        let mut base = g;
+        for i in 0..t.windows() {
+            if i % 9 == 0 || i == t.windows() - 1 {
+                let mut acc = base;
+                for j in 1..=(1usize << (t.width() - 1)) {
+                    if j > 1 {
+                        acc = acc.add(&base, c);
+                    }
+                    if j % 7 == 1 || j == 1 << (t.width() - 1) {
+                        let (a, _) = batch_normalize(c, &[acc])[0];
+                        assert_eq!(*t.entry_vartime(i, j), a, "window {i} multiple {j}");
+                    }
+                }
+            }
+            for _ in 0..t.width() {
+                base = base.double(c);
+            }
+        }
+    }
+}

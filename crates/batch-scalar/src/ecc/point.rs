@@ -1,0 +1,324 @@
+//! Points of `y² = x³ − 3x + b` over `F_p`, `L`-limb Montgomery arithmetic.
+//!
+//! Representation: [`ProjectivePoint`] is homogeneous `(X : Y : Z)` with `x = X/Z`, `y = Y/Z`;
+//! the identity is any `(0 : λ : 0)`, [`ProjectivePoint::identity`] gives `(0 : 1 : 0)`.
+//! [`AffineMonty`] is `(x, y)`, never the identity: where a slot may hold "no point", a mask
+//! travels beside it. Every coordinate is in Montgomery form and fully reduced (`< p`) on entry
+//! and exit.
+//!
+//! Formulas: Renes–Costello–Batina, "Complete addition formulas for prime order elliptic
+//! curves" (eprint 2015/1060), for `a = −3`: Algorithm 4 (addition, 12M + 2m_b), Algorithm 5
+//! (mixed addition, 11M + 2m_b) and Algorithm 6 (doubling, 8M + 3S + 2m_b). They are complete
+//! on prime-order curves: no exceptional inputs (identity, `P = ±Q`), hence no branches.
+//! Line comments are the paper's step numbers. Everything here is constant-time.
+
+use batch_core::curve::CurveDef;
+use batch_core::num::Uint;
+
+/// An affine point in Montgomery form; never the identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct AffineMonty<const L: usize> {
+    pub x: Uint<L>,
+    pub y: Uint<L>,
+}
+
+impl<const L: usize> AffineMonty<L> {
+    /// `a` where `mask` is zero, `b` where it is all-ones.
+    #[inline(always)]
+    pub fn select(a: &Self, b: &Self, mask: u64) -> Self {
+        Self { x: Uint::select(&a.x, &b.x, mask), y: Uint::select(&a.y, &b.y, mask) }
+    }
+
+    /// `−self` where `mask` is all-ones.
+    #[inline(always)]
+    pub fn neg_if(&mut self, mask: u64, c: &CurveDef<L>) {
+        let ny = c.p.neg(&self.y);
+        self.y.assign_if(&ny, mask);
+    }
+}
+
+/// A point in homogeneous projective coordinates, Montgomery form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProjectivePoint<const L: usize> {
+    pub x: Uint<L>,
+    pub y: Uint<L>,
+    pub z: Uint<L>,
+}
+
+impl<const L: usize> ProjectivePoint<L> {
+    /// `(0 : 1 : 0)`.
+    #[inline(always)]
+    pub fn identity(c: &CurveDef<L>) -> Self {
+        Self { x: Uint::ZERO, y: *c.p.one(), z: Uint::ZERO }
+    }
+
+    /// `(x : y : 1)`.
+    #[inline(always)]
+    pub fn from_affine(a: &AffineMonty<L>, c: &CurveDef<L>) -> Self {
+        Self { x: a.x, y: a.y, z: *c.p.one() }
+    }
+
+    /// All-ones if this is the identity (`Z = 0`).
+    #[inline(always)]
+    pub fn is_identity_mask(&self) -> u64 {
+        self.z.is_zero_mask()
+    }
+
+    /// `a` where `mask` is zero, `b` where it is all-ones.
+    #[inline(always)]
+    pub fn select(a: &Self, b: &Self, mask: u64) -> Self {
+        Self { x: Uint::select(&a.x, &b.x, mask), y: Uint::select(&a.y, &b.y, mask), z: Uint::select(&a.z, &b.z, mask) }
+    }
+
+    /// Replaces `self` with `other` where `mask` is all-ones.
+    #[inline(always)]
+    pub fn assign_if(&mut self, other: &Self, mask: u64) {
+        self.x.assign_if(&other.x, mask);
+        self.y.assign_if(&other.y, mask);
+        self.z.assign_if(&other.z, mask);
+    }
+
+    /// `−self` where `mask` is all-ones (`(X : −Y : Z)`; the identity stays the identity).
+    #[inline(always)]
+    pub fn neg_if(&mut self, mask: u64, c: &CurveDef<L>) {
+        let ny = c.p.neg(&self.y);
+        self.y.assign_if(&ny, mask);
+    }
+
+    /// `self + rhs`, complete (RCB15 Algorithm 4, `a = −3`).
+    #[inline(always)]
+    pub fn add(&self, rhs: &Self, c: &CurveDef<L>) -> Self {
+        let f = &c.p;
+        let (x1, y1, z1) = (&self.x, &self.y, &self.z);
+        let (x2, y2, z2) = (&rhs.x, &rhs.y, &rhs.z);
+        let mut t0 = f.mul(x1, x2); // 1
+        let mut t1 = f.mul(y1, y2); // 2
+        let mut t2 = f.mul(z1, z2); // 3
+        let mut t3 = f.add(x1, y1); // 4
+        let mut t4 = f.add(x2, y2); // 5
+        t3 = f.mul(&t3, &t4); // 6
+        t4 = f.add(&t0, &t1); // 7
+        t3 = f.sub(&t3, &t4); // 8
+        t4 = f.add(y1, z1); // 9
+        let mut x3 = f.add(y2, z2); // 10
+        t4 = f.mul(&t4, &x3); // 11
+        x3 = f.add(&t1, &t2); // 12
+        t4 = f.sub(&t4, &x3); // 13
+        x3 = f.add(x1, z1); // 14
+        let mut y3 = f.add(x2, z2); // 15
+        x3 = f.mul(&x3, &y3); // 16
+        y3 = f.add(&t0, &t2); // 17
+        y3 = f.sub(&x3, &y3); // 18
+        let mut z3 = f.mul(&c.b, &t2); // 19
+        x3 = f.sub(&y3, &z3); // 20
+        z3 = f.add(&x3, &x3); // 21
+        x3 = f.add(&x3, &z3); // 22
+        z3 = f.sub(&t1, &x3); // 23
+        x3 = f.add(&t1, &x3); // 24
+        y3 = f.mul(&c.b, &y3); // 25
+        t1 = f.add(&t2, &t2); // 26
+        t2 = f.add(&t1, &t2); // 27
+        y3 = f.sub(&y3, &t2); // 28
+        y3 = f.sub(&y3, &t0); // 29
+        t1 = f.add(&y3, &y3); // 30
+        y3 = f.add(&t1, &y3); // 31
+        t1 = f.add(&t0, &t0); // 32
+        t0 = f.add(&t1, &t0); // 33
+        t0 = f.sub(&t0, &t2); // 34
+        t1 = f.mul(&t4, &y3); // 35
+        t2 = f.mul(&t0, &y3); // 36
+        y3 = f.mul(&x3, &z3); // 37
+        y3 = f.add(&y3, &t2); // 38
+        x3 = f.mul(&x3, &t3); // 39
+        x3 = f.sub(&x3, &t1); // 40
+        z3 = f.mul(&z3, &t4); // 41
+        t1 = f.mul(&t3, &t0); // 42
+        z3 = f.add(&z3, &t1); // 43
+        Self { x: x3, y: y3, z: z3 }
+    }
+
+    /// `self + rhs`, or `self` where `rhs_identity` is all-ones (then `rhs` may hold anything).
+    /// RCB15 Algorithm 5 (`a = −3`) is complete in `self` but cannot express an identity `rhs`,
+    /// hence the select.
+    #[inline(always)]
+    pub fn add_mixed(&self, rhs: &AffineMonty<L>, rhs_identity: u64, c: &CurveDef<L>) -> Self {
+        let f = &c.p;
+        let (x1, y1, z1) = (&self.x, &self.y, &self.z);
+        let (x2, y2) = (&rhs.x, &rhs.y);
+        let mut t0 = f.mul(x1, x2); // 1
+        let mut t1 = f.mul(y1, y2); // 2
+        let mut t3 = f.add(x2, y2); // 3
+        let mut t4 = f.add(x1, y1); // 4
+        t3 = f.mul(&t3, &t4); // 5
+        t4 = f.add(&t0, &t1); // 6
+        t3 = f.sub(&t3, &t4); // 7
+        t4 = f.mul(y2, z1); // 8
+        t4 = f.add(&t4, y1); // 9
+        let mut y3 = f.mul(x2, z1); // 10
+        y3 = f.add(&y3, x1); // 11
+        let mut z3 = f.mul(&c.b, z1); // 12
+        let mut x3 = f.sub(&y3, &z3); // 13
+        z3 = f.add(&x3, &x3); // 14
+        x3 = f.add(&x3, &z3); // 15
+        z3 = f.sub(&t1, &x3); // 16
+        x3 = f.add(&t1, &x3); // 17
+        y3 = f.mul(&c.b, &y3); // 18
+        t1 = f.add(z1, z1); // 19
+        let mut t2 = f.add(&t1, z1); // 20
+        y3 = f.sub(&y3, &t2); // 21
+        y3 = f.sub(&y3, &t0); // 22
+        t1 = f.add(&y3, &y3); // 23
+        y3 = f.add(&t1, &y3); // 24
+        t1 = f.add(&t0, &t0); // 25
+        t0 = f.add(&t1, &t0); // 26
+        t0 = f.sub(&t0, &t2); // 27
+        t1 = f.mul(&t4, &y3); // 28
+        t2 = f.mul(&t0, &y3); // 29
+        y3 = f.mul(&x3, &z3); // 30
+        y3 = f.add(&y3, &t2); // 31
+        x3 = f.mul(&x3, &t3); // 32
+        x3 = f.sub(&x3, &t1); // 33
+        z3 = f.mul(&z3, &t4); // 34
+        t1 = f.mul(&t3, &t0); // 35
+        z3 = f.add(&z3, &t1); // 36
+        let sum = Self { x: x3, y: y3, z: z3 };
+        Self::select(&sum, self, rhs_identity)
+    }
+
+    /// `2·self`, complete (RCB15 Algorithm 6, `a = −3`).
+    #[inline(always)]
+    pub fn double(&self, c: &CurveDef<L>) -> Self {
+        let f = &c.p;
+        let (x, y, z) = (&self.x, &self.y, &self.z);
+        let mut t0 = f.square(x); // 1
+        let t1 = f.square(y); // 2
+        let mut t2 = f.square(z); // 3
+        let mut t3 = f.mul(x, y); // 4
+        t3 = f.add(&t3, &t3); // 5
+        let mut z3 = f.mul(x, z); // 6
+        z3 = f.add(&z3, &z3); // 7
+        let mut y3 = f.mul(&c.b, &t2); // 8
+        y3 = f.sub(&y3, &z3); // 9
+        let mut x3 = f.add(&y3, &y3); // 10
+        y3 = f.add(&x3, &y3); // 11
+        x3 = f.sub(&t1, &y3); // 12
+        y3 = f.add(&t1, &y3); // 13
+        y3 = f.mul(&x3, &y3); // 14
+        x3 = f.mul(&x3, &t3); // 15
+        t3 = f.add(&t2, &t2); // 16
+        t2 = f.add(&t2, &t3); // 17
+        z3 = f.mul(&c.b, &z3); // 18
+        z3 = f.sub(&z3, &t2); // 19
+        z3 = f.sub(&z3, &t0); // 20
+        t3 = f.add(&z3, &z3); // 21
+        z3 = f.add(&z3, &t3); // 22
+        t3 = f.add(&t0, &t0); // 23
+        t0 = f.add(&t3, &t0); // 24
+        t0 = f.sub(&t0, &t2); // 25
+        t0 = f.mul(&t0, &z3); // 26
+        y3 = f.add(&y3, &t0); // 27
+        t0 = f.mul(y, z); // 28
+        t0 = f.add(&t0, &t0); // 29
+        z3 = f.mul(&t0, &z3); // 30
+        x3 = f.sub(&x3, &z3); // 31
+        z3 = f.mul(&t0, &t1); // 32
+        z3 = f.add(&z3, &z3); // 33
+        z3 = f.add(&z3, &z3); // 34
+        Self { x: x3, y: y3, z: z3 }
+    }
+}
+
+/// Affine forms of `pts` with one field inversion for the whole slice (Montgomery's trick):
+/// `out[i] = (point, mask)`, the mask all-ones where `pts[i]` is the identity (then the point
+/// is `(0, 0)`). Constant-time: identities are swapped for `Z = 1` by select, not skipped.
+pub fn batch_normalize<const L: usize>(c: &CurveDef<L>, pts: &[ProjectivePoint<L>]) -> Vec<(AffineMonty<L>, u64)> {
+    let f = &c.p;
+    let one = *f.one();
+    // prefix[i] = z_0 ⋯ z_{i−1}, with identities counted as 1.
+    let mut prefix = Vec::with_capacity(pts.len());
+    let mut acc = one;
+    for p in pts {
+        prefix.push(acc);
+        let z = Uint::select(&p.z, &one, p.is_identity_mask());
+        acc = f.mul(&acc, &z);
+    }
+    let mut inv = f.inv_prime(&acc); // (z_0 ⋯ z_{k−1})⁻¹
+    let mut out = vec![(AffineMonty::default(), 0u64); pts.len()];
+    for i in (0..pts.len()).rev() {
+        let p = &pts[i];
+        let id = p.is_identity_mask();
+        let z = Uint::select(&p.z, &one, id);
+        let zinv = f.mul(&inv, &prefix[i]);
+        inv = f.mul(&inv, &z);
+        let a = AffineMonty { x: f.mul(&p.x, &zinv), y: f.mul(&p.y, &zinv) };
+        out[i] = (AffineMonty::select(&a, &AffineMonty::default(), id), id);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use batch_core::curve::{P256, P384, P521};
+
+    fn g<const L: usize>(c: &CurveDef<L>) -> ProjectivePoint<L> {
+        ProjectivePoint::from_affine(&AffineMonty { x: c.gx, y: c.gy }, c)
+    }
+
+    fn affine<const L: usize>(c: &CurveDef<L>, p: &ProjectivePoint<L>) -> (AffineMonty<L>, u64) {
+        batch_normalize(c, &[*p])[0]
+    }
+
+    fn eq<const L: usize>(c: &CurveDef<L>, a: &ProjectivePoint<L>, b: &ProjectivePoint<L>) -> bool {
+        affine(c, a) == affine(c, b)
+    }
+
+    fn check<const L: usize>(c: &CurveDef<L>) {
+        let id = ProjectivePoint::identity(c);
+        let g = g(c);
+        let ga = AffineMonty { x: c.gx, y: c.gy };
+        let g2 = g.double(c);
+        let g3 = g2.add(&g, c);
+        let mut neg_g = g;
+        neg_g.neg_if(u64::MAX, c);
+        // results are on the curve and not the identity
+        for p in [g2, g3] {
+            let (a, m) = affine(c, &p);
+            assert_eq!(m, 0);
+            assert_eq!(c.on_curve_mask(&a.x, &a.y), u64::MAX);
+        }
+        // doubling agrees with addition, mixed with full, identity laws, P + (−P)
+        assert!(eq(c, &g.add(&g, c), &g2));
+        assert!(eq(c, &g2.add_mixed(&ga, 0, c), &g3));
+        assert!(eq(c, &g.add(&g2, c), &g3));
+        assert!(eq(c, &id.add_mixed(&ga, 0, c), &g));
+        assert!(eq(c, &g.add_mixed(&ga, 0, c), &g2));
+        assert!(eq(c, &g3.add_mixed(&AffineMonty::default(), u64::MAX, c), &g3));
+        assert!(eq(c, &id.add(&g3, c), &g3));
+        assert!(eq(c, &g3.add(&id, c), &g3));
+        assert_eq!(g.add(&neg_g, c).is_identity_mask(), u64::MAX);
+        assert_eq!(neg_g.add_mixed(&ga, 0, c).is_identity_mask(), u64::MAX);
+        assert_eq!(id.double(c).is_identity_mask(), u64::MAX);
+        assert_eq!(id.add(&id, c).is_identity_mask(), u64::MAX);
+        assert!(!eq(c, &g2, &g3));
+        // (2G + G) + 2G == 5G == 2(2G) + G, with a scaled (non-normalised) representation
+        let g5a = g3.add(&g2, c);
+        let g5b = g2.double(c).add(&g, c);
+        assert!(eq(c, &g5a, &g5b));
+        // batch normalisation with identities mixed in
+        let pts = [g5a, id, g3, id, g2];
+        let got = batch_normalize(c, &pts);
+        for (p, r) in pts.iter().zip(&got) {
+            assert_eq!(*r, affine(c, p));
+        }
+        assert_eq!(got[1], (AffineMonty::default(), u64::MAX));
+        assert_eq!(batch_normalize(c, &[]), vec![]);
+    }
+
+    #[test]
+    fn formulas_agree_on_all_curves() {
+        check(&P256);
+        check(&P384);
+        check(&P521);
+    }
+}

@@ -1,0 +1,272 @@
+//! `u₁·G + u₂·Q`, variable-time: interleaved wNAF (Straus–Shamir) for public inputs only.
+//!
+//! Representation: `u₁, u₂ < n` canonical; `Q` affine in Montgomery form (or absent for the
+//! identity). `u₁` is recoded as a width-`w` wNAF with `w` the comb width, so its odd digits
+//! `|d| < 2^(w−1)` index window 0 of the comb table (`j·G`, `j ≤ 2^(w−1)`) directly; `u₂`
+//! as a width-[`W_Q`] wNAF over a per-job table of `Q, 3Q, …, 15Q`, whose entries for a whole
+//! chunk are made affine together with one inversion. The shared double-and-add loop runs in
+//! Jacobian coordinates (`x = X/Z²`, `y = Y/Z³`; 8 multiplications per doubling with
+//! `a = −3`, 11 per mixed addition), which is not complete: exceptional cases are branched on.
+//! Post-condition: a homogeneous projective point per job, the identity where the sum is `O`.
+//!
+//! Everything here branches and indexes on its inputs: never call it with secrets.
+
+use batch_core::curve::CurveDef;
+use batch_core::num::Uint;
+
+use super::comb::CombTable;
+use super::point::{batch_normalize, AffineMonty, ProjectivePoint};
+
+/// wNAF width for `Q`: 8 odd multiples per job.
+pub const W_Q: usize = 5;
+const Q_ENTRIES: usize = 1 << (W_Q - 2);
+
+/// One job: `u₁·G + u₂·Q`, with `q = None` for `Q = O`.
+#[derive(Clone, Copy, Debug)]
+pub struct DoubleJob<const L: usize> {
+    pub u1: Uint<L>,
+    pub u2: Uint<L>,
+    pub q: Option<AffineMonty<L>>,
+}
+
+/// Width-`w` non-adjacent form of `k < 2^bits`, `bits + 1` digits, least significant first:
+/// every non-zero digit is odd, `|d| < 2^(w−1)`, and any `w` consecutive digits hold at most
+/// one non-zero.
+pub fn wnaf_vartime<const L: usize>(k: &Uint<L>, w: usize, bits: usize) -> Vec<i32> {
+    assert!((2..=31).contains(&w));
+    let width = 1u64 << w;
+    let mut naf = vec![0i32; bits + 1];
+    let mut carry = 0u64;
+    let mut pos = 0;
+    while pos <= bits {
+        let window = carry + k.window(pos, w);
+        if window & 1 == 0 {
+            // An even window keeps the carry: carry 1 here means the bit at `pos` was 1.
+            pos += 1;
+            continue;
+        }
+        if window < width / 2 {
+            carry = 0;
+            naf[pos] = window as i32;
+        } else {
+            carry = 1;
+            naf[pos] = window as i32 - width as i32;
+        }
+        pos += w;
+    }
+    debug_assert_eq!(carry, 0, "k must be below 2^bits");
+    naf
+}
+
+/// Jacobian `(X : Y : Z)`, Montgomery form; the identity has `Z = 0`.
+#[derive(Clone, Copy, Debug)]
+struct JacobianPoint<const L: usize> {
+    x: Uint<L>,
+    y: Uint<L>,
+    z: Uint<L>,
+}
+
+impl<const L: usize> JacobianPoint<L> {
+    fn identity(c: &CurveDef<L>) -> Self {
+        Self { x: *c.p.one(), y: *c.p.one(), z: Uint::ZERO }
+    }
+
+    fn is_identity_vartime(&self) -> bool {
+        self.z.is_zero_vartime()
+    }
+
+    /// `2·self` for `a = −3` (EFD dbl-2001-b, 3M + 5S).
+    #[inline(always)]
+    fn double_vartime(&self, c: &CurveDef<L>) -> Self {
+        if self.is_identity_vartime() {
+            return *self;
+        }
+        let f = &c.p;
+        let delta = f.square(&self.z);
+        let gamma = f.square(&self.y);
+        let beta = f.mul(&self.x, &gamma);
+        // α = 3(X − δ)(X + δ)
+        let t = f.mul(&f.sub(&self.x, &delta), &f.add(&self.x, &delta));
+        let alpha = f.add(&f.double(&t), &t);
+        // X₃ = α² − 8β
+        let beta4 = f.double(&f.double(&beta));
+        let x3 = f.sub(&f.square(&alpha), &f.double(&beta4));
+        // Z₃ = 2YZ
+        let yz = f.mul(&self.y, &self.z);
+        let z3 = f.double(&yz);
+        // Y₃ = α(4β − X₃) − 8γ²
+        let g2 = f.square(&gamma);
+        let g8 = f.double(&f.double(&f.double(&g2)));
+        let y3 = f.sub(&f.mul(&alpha, &f.sub(&beta4, &x3)), &g8);
+        Self { x: x3, y: y3, z: z3 }
+    }
+
+    /// `self + a` for affine `a` (8M + 3S), falling back to doubling for `self = a` and the
+    /// identity for `self = −a`.
+    #[inline(always)]
+    fn add_affine_vartime(&self, a: &AffineMonty<L>, c: &CurveDef<L>) -> Self {
+        let f = &c.p;
+        if self.is_identity_vartime() {
+            return Self { x: a.x, y: a.y, z: *f.one() };
+        }
+        let z1z1 = f.square(&self.z);
+        let u2 = f.mul(&a.x, &z1z1);
+        let s2 = f.mul(&a.y, &f.mul(&self.z, &z1z1));
+        let h = f.sub(&u2, &self.x);
+        let r = f.sub(&s2, &self.y);
+        if h.is_zero_vartime() {
+            return if r.is_zero_vartime() { self.double_vartime(c) } else { Self::identity(c) };
+        }
+        let hh = f.square(&h);
+        let hhh = f.mul(&h, &hh);
+        let v = f.mul(&self.x, &hh);
+        // X₃ = r² − H³ − 2V, Y₃ = r(V − X₃) − Y₁H³, Z₃ = Z₁H
+        let x3 = f.sub(&f.sub(&f.square(&r), &hhh), &f.double(&v));
+        let y3 = f.sub(&f.mul(&r, &f.sub(&v, &x3)), &f.mul(&self.y, &hhh));
+        let z3 = f.mul(&self.z, &h);
+        Self { x: x3, y: y3, z: z3 }
+    }
+
+    /// Homogeneous `(XZ : Y : Z³)`: same affine point.
+    fn to_projective(self, c: &CurveDef<L>) -> ProjectivePoint<L> {
+        let f = &c.p;
+        let z2 = f.square(&self.z);
+        ProjectivePoint { x: f.mul(&self.x, &self.z), y: self.y, z: f.mul(&z2, &self.z) }
+    }
+}
+
+/// `d·P` from a table of odd multiples, `d` odd and non-zero: `table[(|d|−1)/2]`, negated for
+/// `d < 0`.
+#[inline(always)]
+fn signed_entry_vartime<const L: usize>(c: &CurveDef<L>, e: &AffineMonty<L>, d: i32) -> AffineMonty<L> {
+    if d > 0 {
+        *e
+    } else {
+        AffineMonty { x: e.x, y: c.p.neg(&e.y) }
+    }
+}
+
+/// `u₁·G + u₂·Q` for each job of a chunk.
+pub fn mul_double_chunk_vartime<const L: usize>(
+    c: &CurveDef<L>,
+    g: &CombTable<L>,
+    jobs: &[DoubleJob<L>],
+) -> Vec<ProjectivePoint<L>> {
+    let bits = c.curve.bits();
+    let wg = g.width();
+    // Odd multiples 3Q … 15Q of every job that needs Q, made affine in one batch.
+    let mut proj = Vec::new();
+    let mut q_tables: Vec<Option<usize>> = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        match job.q {
+            Some(q) if !job.u2.is_zero_vartime() => {
+                q_tables.push(Some(proj.len()));
+                let q1 = ProjectivePoint::from_affine(&q, c);
+                let q2 = q1.double(c);
+                let mut acc = q1;
+                for _ in 1..Q_ENTRIES {
+                    acc = acc.add(&q2, c);
+                    proj.push(acc);
+                }
+            }
+            _ => q_tables.push(None),
+        }
+    }
+    let affine = batch_normalize(c, &proj);
+
+    jobs.iter()
+        .zip(&q_tables)
+        .map(|(job, qt)| {
+            let naf1 = wnaf_vartime(&job.u1, wg, bits);
+            let naf2 = match qt {
+                Some(_) => wnaf_vartime(&job.u2, W_Q, bits),
+                None => vec![0; bits + 1],
+            };
+            let q_entry = |d: i32| -> AffineMonty<L> {
+                let idx = ((d.unsigned_abs() - 1) / 2) as usize;
+                let off = qt.expect("Q table exists where u₂'s wNAF is non-zero");
+                let e = if idx == 0 { job.q.expect("Q") } else { affine[off + idx - 1].0 };
+                signed_entry_vartime(c, &e, d)
+            };
+            let top = (0..=bits).rev().find(|&i| naf1[i] != 0 || naf2[i] != 0);
+            let mut acc = JacobianPoint::identity(c);
+            if let Some(top) = top {
+                for i in (0..=top).rev() {
+                    acc = acc.double_vartime(c);
+                    let d1 = naf1[i];
+                    if d1 != 0 {
+                        let e = g.entry_vartime(0, d1.unsigned_abs() as usize);
+                        acc = acc.add_affine_vartime(&signed_entry_vartime(c, e, d1), c);
+                    }
+                    let d2 = naf2[i];
+                    if d2 != 0 {
+                        acc = acc.add_affine_vartime(&q_entry(d2), c);
+                    }
+                }
+            }
+            acc.to_projective(c)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_bigint::{BigInt, BigUint};
+    use rand::Rng;
+
+    fn big<const L: usize>(x: &Uint<L>) -> BigUint {
+        BigUint::from_slice(&x.0.iter().flat_map(|w| [*w as u32, (*w >> 32) as u32]).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn wnaf_reconstructs_and_is_sparse() {
+        let mut rng = rand::thread_rng();
+        for w in [2usize, 4, 5, 7, 8] {
+            let mut ks = vec![Uint::<4>::ZERO, Uint::ONE, Uint([u64::MAX; 4]), Uint([0, 0, 0, 1 << 63])];
+            for _ in 0..50 {
+                ks.push(Uint([rng.gen(), rng.gen(), rng.gen(), rng.gen()]));
+            }
+            for k in ks {
+                let naf = wnaf_vartime(&k, w, 256);
+                assert_eq!(naf.len(), 257);
+                let mut sum = BigInt::from(0);
+                for (i, &d) in naf.iter().enumerate().rev() {
+                    if d != 0 {
+                        assert!(d % 2 != 0 && d.unsigned_abs() < 1 << (w - 1), "digit {d}");
+                        assert!(naf[i + 1..(i + w).min(naf.len())].iter().all(|&e| e == 0), "adjacent");
+                    }
+                    sum = (sum << 1) + d;
+                }
+                assert_eq!(sum, BigInt::from(big(&k)), "w={w}");
+            }
+        }
+    }
+
+    /// Jacobian formulas against the complete projective ones, exceptional cases included.
+    #[test]
+    fn jacobian_matches_projective() {
+        use batch_core::curve::P256;
+        let c = &P256;
+        let ga = AffineMonty { x: c.gx, y: c.gy };
+        let g = ProjectivePoint::from_affine(&ga, c);
+        let norm = |p: ProjectivePoint<4>| batch_normalize(c, &[p])[0];
+        let jg = JacobianPoint { x: c.gx, y: c.gy, z: *c.p.one() };
+        // 2G, 3G, 4G
+        let j2 = jg.double_vartime(c);
+        assert_eq!(norm(j2.to_projective(c)), norm(g.double(c)));
+        let j3 = j2.add_affine_vartime(&ga, c);
+        assert_eq!(norm(j3.to_projective(c)), norm(g.double(c).add(&g, c)));
+        // G + G through the addition, G + (−G), identity + G, 2·identity
+        assert_eq!(norm(jg.add_affine_vartime(&ga, c).to_projective(c)), norm(j2.to_projective(c)));
+        let neg = AffineMonty { x: ga.x, y: c.p.neg(&ga.y) };
+        assert!(jg.add_affine_vartime(&neg, c).is_identity_vartime());
+        let id = JacobianPoint::identity(c);
+        assert_eq!(norm(id.add_affine_vartime(&ga, c).to_projective(c)), norm(g));
+        assert!(id.double_vartime(c).is_identity_vartime());
+        assert_eq!(id.to_projective(c).is_identity_mask(), u64::MAX);
+        // a non-normalised Jacobian point (Z ≠ 1) plus an affine one
+        let j4 = j3.add_affine_vartime(&ga, c);
+        assert_eq!(norm(j4.to_projective(c)), norm(g.double(c).double(c)));
+    }
+}

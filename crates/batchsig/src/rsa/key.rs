@@ -1,0 +1,337 @@
+//! RSA keys: parsing (PKCS#1, PKCS#8, SPKI; PEM or DER), validation, generation, export.
+//!
+//! Numbers are little-endian `u64` limbs. Each key prepares its Montgomery constants
+//! ([`DynMonty`] for `n`, `p`, `q`) once, when it is built.
+// NOTE: the DynMonty constants of p and q are not zeroized on drop (the limbs fields are).
+
+use batch_core::num::{bits_vartime, limbs_from_be_bytes, limbs_to_be_bytes, DynMonty};
+use der::{Decode, Encode};
+use rand_core::CryptoRngCore;
+use zeroize::Zeroizing;
+
+use super::nat;
+use crate::Error;
+
+/// `rsaEncryption` (RFC 8017 appendix C).
+const RSA_ENCRYPTION: der::asn1::ObjectIdentifier = der::asn1::ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.1");
+
+/// Smallest modulus accepted (bits). Below this a key is a toy.
+pub const MIN_MODULUS_BITS: usize = 512;
+/// Largest modulus accepted (bits).
+pub const MAX_MODULUS_BITS: usize = batch_core::MAX_MODULUS_BITS;
+
+/// An RSA public key `(n, e)`.
+#[derive(Clone)]
+pub struct RsaPublicKey {
+    pub(crate) n: Vec<u64>,
+    pub(crate) e: Vec<u64>,
+    pub(crate) bits: usize,
+    pub(crate) n_monty: DynMonty,
+}
+
+impl core::fmt::Debug for RsaPublicKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RsaPublicKey").field("bits", &self.bits).field("e", &self.e).finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for RsaPublicKey {
+    fn eq(&self, other: &Self) -> bool {
+        nat::eq_vartime(&self.n, &other.n) && nat::eq_vartime(&self.e, &other.e)
+    }
+}
+impl Eq for RsaPublicKey {}
+
+/// An RSA private key with its CRT parameters. Two-prime keys only.
+#[derive(Clone)]
+pub struct RsaPrivateKey {
+    pub(crate) public: RsaPublicKey,
+    pub(crate) d: Zeroizing<Vec<u64>>,
+    pub(crate) p: Zeroizing<Vec<u64>>,
+    pub(crate) q: Zeroizing<Vec<u64>>,
+    pub(crate) dp: Zeroizing<Vec<u64>>,
+    pub(crate) dq: Zeroizing<Vec<u64>>,
+    pub(crate) qinv: Zeroizing<Vec<u64>>,
+    pub(crate) p_monty: DynMonty,
+    pub(crate) q_monty: DynMonty,
+}
+
+impl core::fmt::Debug for RsaPrivateKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RsaPrivateKey").field("public", &self.public).finish_non_exhaustive()
+    }
+}
+
+fn key_err(e: impl core::fmt::Display) -> Error {
+    Error::InvalidKey(e.to_string())
+}
+
+/// Decodes PEM with one of the accepted labels, or passes DER through.
+pub(crate) fn pem_or_der(input: &[u8]) -> Result<(Option<String>, Vec<u8>), Error> {
+    let trimmed = input.trim_ascii_start();
+    if trimmed.starts_with(b"-----BEGIN") {
+        let (label, der) = der::pem::decode_vec(trimmed).map_err(|e| key_err(format!("PEM: {e}")))?;
+        Ok((Some(label.to_string()), der))
+    } else {
+        Ok((None, input.to_vec()))
+    }
+}
+
+impl RsaPublicKey {
+    /// From big-endian `n` and `e`. Checks: `n` odd, 512…15360 bits; `e` odd, `3 ≤ e < n`.
+    pub fn new(n_be: &[u8], e_be: &[u8]) -> Result<Self, Error> {
+        let n = nat::trim(limbs_from_be_bytes(n_be));
+        let e = nat::trim(limbs_from_be_bytes(e_be));
+        let bits = bits_vartime(&n);
+        if !(MIN_MODULUS_BITS..=MAX_MODULUS_BITS).contains(&bits) {
+            return Err(key_err(format!(
+                "modulus of {bits} bits; supported {MIN_MODULUS_BITS}..={MAX_MODULUS_BITS}"
+            )));
+        }
+        if n[0] & 1 == 0 {
+            return Err(key_err("modulus is even"));
+        }
+        if e[0] & 1 == 0 || bits_vartime(&e) < 2 || bits_vartime(&e) >= bits {
+            return Err(key_err("public exponent must be odd, at least 3 and below n"));
+        }
+        let n_monty = DynMonty::new(&n)?;
+        Ok(Self { n, e, bits, n_monty })
+    }
+
+    /// Modulus size in bits.
+    pub fn bits(&self) -> usize {
+        self.bits
+    }
+
+    /// Modulus size in bytes (`k` in RFC 8017): the signature length.
+    pub fn size(&self) -> usize {
+        self.bits.div_ceil(8)
+    }
+
+    /// `n`, big-endian.
+    pub fn n_bytes(&self) -> Vec<u8> {
+        limbs_to_be_bytes(&self.n, self.size()).expect("n fits its size")
+    }
+
+    /// `e`, big-endian, no leading zeros.
+    pub fn e_bytes(&self) -> Vec<u8> {
+        let v = limbs_to_be_bytes(&self.e, 8 * self.e.len()).expect("fits");
+        let start = v.iter().position(|&b| b != 0).unwrap_or(v.len() - 1);
+        v[start..].to_vec()
+    }
+
+    /// Parses `RSA PUBLIC KEY` (PKCS#1) or `PUBLIC KEY` (SubjectPublicKeyInfo), PEM or DER.
+    pub fn from_pem_or_der(input: &[u8]) -> Result<Self, Error> {
+        let (label, der) = pem_or_der(input)?;
+        match label.as_deref() {
+            Some("RSA PUBLIC KEY") => Self::from_pkcs1_der(&der),
+            Some("PUBLIC KEY") => Self::from_spki_der(&der),
+            Some(other) => Err(key_err(format!("unexpected PEM label {other:?}"))),
+            None => Self::from_spki_der(&der).or_else(|_| Self::from_pkcs1_der(&der)),
+        }
+    }
+
+    /// PKCS#1 `RSAPublicKey` DER.
+    pub fn from_pkcs1_der(der: &[u8]) -> Result<Self, Error> {
+        let k = pkcs1::RsaPublicKey::from_der(der).map_err(key_err)?;
+        Self::new(k.modulus.as_bytes(), k.public_exponent.as_bytes())
+    }
+
+    /// X.509 `SubjectPublicKeyInfo` DER with `rsaEncryption`.
+    pub fn from_spki_der(der: &[u8]) -> Result<Self, Error> {
+        let spki = spki::SubjectPublicKeyInfoRef::from_der(der).map_err(key_err)?;
+        if spki.algorithm.oid != RSA_ENCRYPTION {
+            return Err(key_err(format!("not an RSA key (algorithm {})", spki.algorithm.oid)));
+        }
+        let bits = spki.subject_public_key.as_bytes().ok_or_else(|| key_err("unaligned BIT STRING"))?;
+        Self::from_pkcs1_der(bits)
+    }
+
+    /// PKCS#1 `RSAPublicKey` DER.
+    pub fn to_pkcs1_der(&self) -> Result<Vec<u8>, Error> {
+        let (n, e) = (self.n_bytes(), self.e_bytes());
+        pkcs1::RsaPublicKey {
+            modulus: der::asn1::UintRef::new(&n).map_err(key_err)?,
+            public_exponent: der::asn1::UintRef::new(&e).map_err(key_err)?,
+        }
+        .to_der()
+        .map_err(key_err)
+    }
+
+    /// `SubjectPublicKeyInfo` PEM (`PUBLIC KEY`), as `openssl pkey -pubout` writes.
+    pub fn to_public_key_pem(&self) -> Result<String, Error> {
+        let pkcs1 = self.to_pkcs1_der()?;
+        let spki = spki::SubjectPublicKeyInfoRef {
+            algorithm: spki::AlgorithmIdentifierRef { oid: RSA_ENCRYPTION, parameters: Some(der::asn1::AnyRef::NULL) },
+            subject_public_key: der::asn1::BitStringRef::from_bytes(&pkcs1).map_err(key_err)?,
+        };
+        let der = spki.to_der().map_err(key_err)?;
+        der::pem::encode_string("PUBLIC KEY", der::pem::LineEnding::LF, &der).map_err(key_err)
+    }
+}
+
+impl RsaPrivateKey {
+    /// Builds and checks a key from big-endian components (as in PKCS#1 `RSAPrivateKey`).
+    /// Checks `n = p·q`, `q⁻¹·q ≡ 1 (mod p)`, and `(x^e)^dp ≡ x (mod p)`, same for `q`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_components(
+        n: &[u8],
+        e: &[u8],
+        d: &[u8],
+        p: &[u8],
+        q: &[u8],
+        dp: &[u8],
+        dq: &[u8],
+        qinv: &[u8],
+    ) -> Result<Self, Error> {
+        let public = RsaPublicKey::new(n, e)?;
+        let z = |b: &[u8]| Zeroizing::new(nat::trim(limbs_from_be_bytes(b)));
+        let (d, p, q, dp, dq, qinv) = (z(d), z(p), z(q), z(dp), z(dq), z(qinv));
+        if !nat::eq_vartime(&nat::mul(&p, &q), &public.n) {
+            return Err(key_err("n is not p·q"));
+        }
+        let p_monty = DynMonty::new(&p).map_err(|_| key_err("p is not a usable odd prime"))?;
+        let q_monty = DynMonty::new(&q).map_err(|_| key_err("q is not a usable odd prime"))?;
+        let below = |x: &[u64], m: &[u64]| batch_core::num::cmp_limbs_vartime(x, m) == core::cmp::Ordering::Less;
+        if !below(&dp, &p) || !below(&dq, &q) || !below(&qinv, &p) || !below(&d, &public.n) {
+            return Err(key_err("a CRT component is out of range"));
+        }
+        let pad = |x: &[u64], m: &DynMonty| nat::resize(x.to_vec(), m.limbs());
+        let one = pad(&[1], &p_monty);
+        if !nat::eq_vartime(&p_monty.mul(&pad(&qinv, &p_monty), &p_monty.reduce(&q)), &one) {
+            return Err(key_err("qInv is not q⁻¹ mod p"));
+        }
+        for (m, dx) in [(&p_monty, &dp), (&q_monty, &dq)] {
+            let x = pad(&[0x1234_5678_9abc_def1], m);
+            let y = m.pow_vartime(&x, &public.e);
+            if !nat::eq_vartime(&m.pow(&y, dx), &x) {
+                return Err(key_err("CRT exponent does not invert e"));
+            }
+        }
+        Ok(Self { public, d, p, q, dp, dq, qinv, p_monty, q_monty })
+    }
+
+    /// The public half.
+    pub fn public_key(&self) -> &RsaPublicKey {
+        &self.public
+    }
+
+    /// Modulus size in bits.
+    pub fn bits(&self) -> usize {
+        self.public.bits
+    }
+
+    /// Parses `RSA PRIVATE KEY` (PKCS#1) or `PRIVATE KEY` (PKCS#8), PEM or DER.
+    pub fn from_pem_or_der(input: &[u8]) -> Result<Self, Error> {
+        let (label, der) = pem_or_der(input)?;
+        let der = Zeroizing::new(der);
+        match label.as_deref() {
+            Some("RSA PRIVATE KEY") => Self::from_pkcs1_der(&der),
+            Some("PRIVATE KEY") => Self::from_pkcs8_der(&der),
+            Some(other) => Err(key_err(format!("unexpected PEM label {other:?}"))),
+            None => Self::from_pkcs8_der(&der).or_else(|_| Self::from_pkcs1_der(&der)),
+        }
+    }
+
+    /// PKCS#1 `RSAPrivateKey` DER.
+    pub fn from_pkcs1_der(der: &[u8]) -> Result<Self, Error> {
+        let k = pkcs1::RsaPrivateKey::from_der(der).map_err(key_err)?;
+        if k.other_prime_infos.is_some() {
+            return Err(key_err("multi-prime RSA keys are not supported"));
+        }
+        Self::from_components(
+            k.modulus.as_bytes(),
+            k.public_exponent.as_bytes(),
+            k.private_exponent.as_bytes(),
+            k.prime1.as_bytes(),
+            k.prime2.as_bytes(),
+            k.exponent1.as_bytes(),
+            k.exponent2.as_bytes(),
+            k.coefficient.as_bytes(),
+        )
+    }
+
+    /// PKCS#8 `PrivateKeyInfo` DER with `rsaEncryption`.
+    pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, Error> {
+        let info = pkcs8::PrivateKeyInfo::from_der(der).map_err(key_err)?;
+        if info.algorithm.oid != RSA_ENCRYPTION {
+            return Err(key_err(format!("not an RSA key (algorithm {})", info.algorithm.oid)));
+        }
+        Self::from_pkcs1_der(info.private_key)
+    }
+
+    /// PKCS#1 `RSAPrivateKey` DER.
+    pub fn to_pkcs1_der(&self) -> Result<Zeroizing<Vec<u8>>, Error> {
+        let be = |x: &[u64]| Zeroizing::new(limbs_to_be_bytes(x, 8 * x.len()).expect("fits"));
+        let (n, e) = (self.public.n_bytes(), self.public.e_bytes());
+        let (d, p, q, dp, dq, qinv) = (be(&self.d), be(&self.p), be(&self.q), be(&self.dp), be(&self.dq), be(&self.qinv));
+        fn u(b: &[u8]) -> Result<der::asn1::UintRef<'_>, Error> {
+            let start = b.iter().position(|&x| x != 0).unwrap_or(b.len().saturating_sub(1));
+            der::asn1::UintRef::new(&b[start..]).map_err(key_err)
+        }
+        let k = pkcs1::RsaPrivateKey {
+            modulus: u(&n)?,
+            public_exponent: u(&e)?,
+            private_exponent: u(&d)?,
+            prime1: u(&p)?,
+            prime2: u(&q)?,
+            exponent1: u(&dp)?,
+            exponent2: u(&dq)?,
+            coefficient: u(&qinv)?,
+            other_prime_infos: None,
+        };
+        Ok(Zeroizing::new(k.to_der().map_err(key_err)?))
+    }
+
+    /// PKCS#8 `PRIVATE KEY` PEM, as `openssl genpkey` writes.
+    pub fn to_pkcs8_pem(&self) -> Result<Zeroizing<String>, Error> {
+        let pkcs1 = self.to_pkcs1_der()?;
+        let info = pkcs8::PrivateKeyInfo::new(
+            spki::AlgorithmIdentifierRef { oid: RSA_ENCRYPTION, parameters: Some(der::asn1::AnyRef::NULL) },
+            &pkcs1,
+        );
+        let der = Zeroizing::new(info.to_der().map_err(key_err)?);
+        Ok(Zeroizing::new(der::pem::encode_string("PRIVATE KEY", der::pem::LineEnding::LF, &der).map_err(key_err)?))
+    }
+
+    /// Generates a two-prime key with `e = 65537` and a modulus of exactly `bits` bits
+    /// (2048, 3072 or 4096 recommended; any multiple of 2 in 1024..=8192 accepted).
+    pub fn generate(rng: &mut impl CryptoRngCore, bits: usize) -> Result<Self, Error> {
+        if !(1024..=8192).contains(&bits) || bits % 2 != 0 {
+            return Err(key_err(format!("key generation supports even sizes 1024..=8192 bits, not {bits}")));
+        }
+        const E: u64 = 65537;
+        loop {
+            let p = super::keygen::random_prime(rng, bits / 2, E);
+            let q = super::keygen::random_prime(rng, bits / 2, E);
+            if nat::eq_vartime(&p, &q) {
+                continue;
+            }
+            let n = nat::trim(nat::mul(&p, &q));
+            if bits_vartime(&n) != bits {
+                continue;
+            }
+            let pm1 = nat::sub(&p, &[1]);
+            let qm1 = nat::sub(&q, &[1]);
+            let phi = nat::trim(nat::mul(&pm1, &qm1));
+            let (d, dp, dq) = (
+                super::keygen::inv_small_e(&phi, E),
+                super::keygen::inv_small_e(&pm1, E),
+                super::keygen::inv_small_e(&qm1, E),
+            );
+            let p_monty = DynMonty::new(&p)?;
+            let qinv = p_monty.inv_prime(&p_monty.reduce(&q));
+            let be = |x: &[u64]| Zeroizing::new(limbs_to_be_bytes(x, 8 * x.len()).expect("fits"));
+            return Self::from_components(
+                &be(&n),
+                &E.to_be_bytes(),
+                &be(&d),
+                &be(&p),
+                &be(&q),
+                &be(&dp),
+                &be(&dq),
+                &be(&qinv),
+            );
+        }
+    }
+}

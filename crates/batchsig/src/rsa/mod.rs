@@ -1,0 +1,393 @@
+//! RSA signatures (RFC 8017) in batches over any [`Backend`].
+//!
+//! Signing, per job: encode (PKCS#1 v1.5 or PSS) → `m`; blind with a fresh `r`:
+//! `c = m·rᵉ mod n`; the backend computes `c^dp mod p` and `c^dq mod q` for the whole batch;
+//! recombine (Garner) → `s' = c^d`; unblind `s = s'·r⁻¹ mod n`; **verify `sᵉ ≡ m (mod n)` on
+//! the CPU** before release (a faulty CRT signature reveals the key, and a backend bug is a
+//! fault). The `r⁻¹` of a batch are found with one inversion (Montgomery's trick), done by
+//! CRT with Fermat inverses mod `p` and `q`.
+//!
+//! Verification: the backend computes `sᵉ mod n` for the batch (variable-time, public data);
+//! the encoding is checked here.
+
+mod key;
+mod keygen;
+pub(crate) mod nat;
+pub mod padding;
+
+use batch_core::num::{limbs_from_be_bytes, limbs_to_be_bytes, DynMonty};
+use batch_core::{Backend, Error, JobResult, ModexpJob};
+use rand_core::{CryptoRngCore, SeedableRng};
+use rayon::prelude::*;
+use zeroize::Zeroizing;
+
+pub use key::{RsaPrivateKey, RsaPublicKey, MAX_MODULUS_BITS, MIN_MODULUS_BITS};
+
+use crate::hash::HashAlg;
+
+/// The signature encoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RsaPadding {
+    /// RSASSA-PKCS1-v1_5 (deterministic).
+    Pkcs1v15,
+    /// RSASSA-PSS with MGF1 over the same hash.
+    Pss {
+        /// Salt length in bytes; `None`: the hash length when signing, any when verifying.
+        salt_len: Option<usize>,
+    },
+}
+
+/// A complete RSA signature scheme: padding and hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RsaScheme {
+    pub padding: RsaPadding,
+    pub hash: HashAlg,
+}
+
+impl RsaScheme {
+    /// RSASSA-PKCS1-v1_5 with `hash`.
+    pub const fn pkcs1v15(hash: HashAlg) -> Self {
+        Self { padding: RsaPadding::Pkcs1v15, hash }
+    }
+
+    /// RSASSA-PSS with `hash`, MGF1(`hash`), salt as long as the hash (TLS 1.3's
+    /// `rsa_pss_rsae_*`).
+    pub const fn pss(hash: HashAlg) -> Self {
+        Self { padding: RsaPadding::Pss { salt_len: None }, hash }
+    }
+}
+
+impl core::fmt::Display for RsaScheme {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.padding {
+            RsaPadding::Pkcs1v15 => write!(f, "RSASSA-PKCS1-v1_5/{}", self.hash),
+            RsaPadding::Pss { .. } => write!(f, "RSASSA-PSS/{}", self.hash),
+        }
+    }
+}
+
+/// One signing job of a multi-key batch: a key and a digest made with the scheme's hash.
+#[derive(Clone, Copy, Debug)]
+pub struct RsaSignJob<'a> {
+    pub key: &'a RsaPrivateKey,
+    pub digest: &'a [u8],
+}
+
+/// One verification job of a multi-key batch.
+#[derive(Clone, Copy, Debug)]
+pub struct RsaVerifyJob<'a> {
+    pub key: &'a RsaPublicKey,
+    pub digest: &'a [u8],
+    pub signature: &'a [u8],
+}
+
+impl RsaPrivateKey {
+    /// Signs every message (hashed with the scheme's hash) on `backend`; fresh randomness
+    /// from the OS for blinding and PSS salts.
+    pub fn sign_batch(
+        &self,
+        backend: &dyn Backend,
+        scheme: RsaScheme,
+        messages: &[&[u8]],
+    ) -> Result<Vec<JobResult<Vec<u8>>>, Error> {
+        let digests: Vec<Vec<u8>> = messages.par_iter().map(|m| scheme.hash.digest(m)).collect();
+        self.sign_digests_batch(backend, scheme, &digests.iter().map(Vec::as_slice).collect::<Vec<_>>())
+    }
+
+    /// Signs pre-computed digests.
+    pub fn sign_digests_batch(
+        &self,
+        backend: &dyn Backend,
+        scheme: RsaScheme,
+        digests: &[&[u8]],
+    ) -> Result<Vec<JobResult<Vec<u8>>>, Error> {
+        let jobs: Vec<RsaSignJob<'_>> = digests.iter().map(|d| RsaSignJob { key: self, digest: d }).collect();
+        sign_batch(backend, scheme, &jobs, &mut os_seeded_rng()?)
+    }
+}
+
+impl RsaPublicKey {
+    /// Verifies every `(message, signature)` pair on `backend`.
+    pub fn verify_batch(
+        &self,
+        backend: &dyn Backend,
+        scheme: RsaScheme,
+        messages: &[&[u8]],
+        signatures: &[&[u8]],
+    ) -> Result<Vec<JobResult<()>>, Error> {
+        batch_core::backend::check_batch(messages.len(), &[("signatures", signatures.len())])?;
+        let digests: Vec<Vec<u8>> = messages.par_iter().map(|m| scheme.hash.digest(m)).collect();
+        let jobs: Vec<RsaVerifyJob<'_>> = digests
+            .iter()
+            .zip(signatures)
+            .map(|(d, s)| RsaVerifyJob { key: self, digest: d, signature: s })
+            .collect();
+        verify_batch(backend, scheme, &jobs)
+    }
+}
+
+/// A ChaCha20 generator seeded from the operating system.
+pub(crate) fn os_seeded_rng() -> Result<rand_chacha::ChaCha20Rng, Error> {
+    rand_chacha::ChaCha20Rng::from_rng(rand_core::OsRng).map_err(|e| Error::Rng(e.to_string()))
+}
+
+fn check_not_empty(len: usize) -> Result<(), Error> {
+    if len == 0 {
+        return Err(Error::EmptyBatch);
+    }
+    batch_core::backend::check_batch(len, &[])
+}
+
+/// Distinct keys of a batch (by address) and each job's key index.
+fn group_keys<'a, K>(keys: impl Iterator<Item = &'a K>) -> (Vec<&'a K>, Vec<usize>) {
+    let mut distinct: Vec<&'a K> = Vec::new();
+    let mut index = Vec::new();
+    for k in keys {
+        let i = match distinct.iter().position(|d| core::ptr::eq(*d, k)) {
+            Some(i) => i,
+            None => {
+                distinct.push(k);
+                distinct.len() - 1
+            }
+        };
+        index.push(i);
+    }
+    (distinct, index)
+}
+
+/// Per-job state between the stages of signing.
+struct Prepared {
+    m: Vec<u64>,
+    r: Zeroizing<Vec<u64>>,
+    c: Zeroizing<Vec<u64>>,
+}
+
+/// Signs a multi-key batch. Each job's result is independent: a bad digest fails only its
+/// own job.
+pub fn sign_batch(
+    backend: &dyn Backend,
+    scheme: RsaScheme,
+    jobs: &[RsaSignJob<'_>],
+    rng: &mut impl CryptoRngCore,
+) -> Result<Vec<JobResult<Vec<u8>>>, Error> {
+    check_not_empty(jobs.len())?;
+    let (keys, key_of) = group_keys(jobs.iter().map(|j| j.key));
+
+    // Randomness, drawn in order: blinding values and PSS salts.
+    let randomness: Vec<(Zeroizing<Vec<u8>>, Vec<u8>)> = jobs
+        .iter()
+        .map(|j| {
+            let mut r = Zeroizing::new(vec![0u8; j.key.public.size() + 16]);
+            rng.fill_bytes(&mut r);
+            let salt_len = match scheme.padding {
+                RsaPadding::Pss { salt_len } => salt_len.unwrap_or(scheme.hash.output_len()),
+                RsaPadding::Pkcs1v15 => 0,
+            };
+            let mut salt = vec![0u8; salt_len];
+            rng.fill_bytes(&mut salt);
+            (r, salt)
+        })
+        .collect();
+
+    // Encode and blind.
+    let prepared: Vec<JobResult<Prepared>> = jobs
+        .par_iter()
+        .zip(&randomness)
+        .map(|(job, (rbytes, salt))| {
+            let pk = &job.key.public;
+            let em = match scheme.padding {
+                RsaPadding::Pkcs1v15 => padding::pkcs1v15_encode(scheme.hash, job.digest, pk.size())?,
+                RsaPadding::Pss { .. } => padding::pss_encode(scheme.hash, job.digest, salt, pk.bits)?,
+            };
+            let n = &pk.n_monty;
+            let m = nat::resize(limbs_from_be_bytes(&em), n.limbs());
+            let r = Zeroizing::new(n.reduce(&limbs_from_be_bytes(rbytes)));
+            // NOTE: rᵉ runs square-and-multiply over the public e; the Montgomery kernel is
+            // constant-time in r.
+            let re = Zeroizing::new(n.pow_vartime(&r, &pk.e));
+            let c = Zeroizing::new(n.mul(&m, &re));
+            Ok(Prepared { m, r, c })
+        })
+        .collect();
+
+    // r⁻¹ for every job, one inversion per key (Montgomery's trick).
+    let mut r_inv: Vec<Option<Zeroizing<Vec<u64>>>> = vec![None; jobs.len()];
+    for (ki, key) in keys.iter().enumerate() {
+        let idx: Vec<usize> =
+            (0..jobs.len()).filter(|&i| key_of[i] == ki && prepared[i].is_ok()).collect();
+        let rs: Vec<&[u64]> = idx.iter().map(|&i| prepared[i].as_ref().expect("ok").r.as_slice()).collect();
+        for (i, inv) in idx.iter().zip(batch_invert_rsa(key, &rs)?) {
+            r_inv[*i] = Some(inv);
+        }
+    }
+
+    // The backend: c^dp mod p and c^dq mod q for every job.
+    let mut moduli: Vec<&[u64]> = Vec::with_capacity(2 * keys.len());
+    for k in &keys {
+        moduli.push(&k.p);
+        moduli.push(&k.q);
+    }
+    let halves: Vec<Option<(Zeroizing<Vec<u64>>, Zeroizing<Vec<u64>>)>> = jobs
+        .par_iter()
+        .zip(&prepared)
+        .map(|(job, p)| {
+            p.as_ref().ok().map(|p| {
+                (Zeroizing::new(job.key.p_monty.reduce(&p.c)), Zeroizing::new(job.key.q_monty.reduce(&p.c)))
+            })
+        })
+        .collect();
+    let mut mjobs = Vec::with_capacity(2 * jobs.len());
+    let mut slot = vec![usize::MAX; jobs.len()];
+    for (i, h) in halves.iter().enumerate() {
+        if let Some((cp, cq)) = h {
+            let k = key_of[i];
+            slot[i] = mjobs.len();
+            mjobs.push(ModexpJob { base: cp, exponent: &keys[k].dp, modulus: 2 * k });
+            mjobs.push(ModexpJob { base: cq, exponent: &keys[k].dq, modulus: 2 * k + 1 });
+        }
+    }
+    let results = if mjobs.is_empty() { Vec::new() } else { backend.modexp(&moduli, &mjobs)? };
+    if results.len() != mjobs.len() {
+        return Err(Error::Backend(format!("modexp returned {} results for {} jobs", results.len(), mjobs.len())));
+    }
+
+    // Recombine, unblind, verify, encode.
+    let out = (0..jobs.len())
+        .into_par_iter()
+        .map(|i| {
+            let p = prepared[i].as_ref().map_err(Clone::clone)?;
+            let key = jobs[i].key;
+            let (mp, mq) = (&results[slot[i]], &results[slot[i] + 1]);
+            let (mp, mq) = (mp.as_ref().map_err(Clone::clone)?, mq.as_ref().map_err(Clone::clone)?);
+            let s_blind = Zeroizing::new(crt_combine(key, mp, mq));
+            let n = &key.public.n_monty;
+            let s = Zeroizing::new(n.mul(&s_blind, r_inv[i].as_ref().expect("inverted")));
+            if !nat::eq_vartime(&n.pow_vartime(&s, &key.public.e), &p.m) {
+                return Err(Error::FaultDetected("RSA-CRT signature failed verification"));
+            }
+            Ok(limbs_to_be_bytes(&s, key.public.size()).expect("s < n"))
+        })
+        .collect();
+    Ok(out)
+}
+
+/// Garner: `s = m_q + q·((m_p − m_q)·q⁻¹ mod p)`, limbs of `n`.
+fn crt_combine(key: &RsaPrivateKey, mp: &[u64], mq: &[u64]) -> Vec<u64> {
+    let pm = &key.p_monty;
+    let mq_p = pm.reduce(mq);
+    let diff = Zeroizing::new(pm.sub(&nat::resize(mp.to_vec(), pm.limbs()), &mq_p));
+    let h = Zeroizing::new(pm.mul(&diff, &nat::resize(key.qinv.to_vec(), pm.limbs())));
+    let hq = Zeroizing::new(nat::mul(&h, &key.q));
+    nat::resize(nat::add(&hq, mq), key.public.n_monty.limbs())
+}
+
+/// Inverts every `r` modulo `n`: prefix products, one inverse by CRT (Fermat mod `p` and
+/// `q`), then back-substitution. Constant-time in the values.
+fn batch_invert_rsa(key: &RsaPrivateKey, rs: &[&[u64]]) -> Result<Vec<Zeroizing<Vec<u64>>>, Error> {
+    if rs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let n = &key.public.n_monty;
+    let mut prefix: Vec<Zeroizing<Vec<u64>>> = Vec::with_capacity(rs.len());
+    let mut acc = Zeroizing::new(rs[0].to_vec());
+    prefix.push(acc.clone());
+    for r in &rs[1..] {
+        acc = Zeroizing::new(n.mul(&acc, r));
+        prefix.push(acc.clone());
+    }
+    // acc⁻¹ mod n from acc⁻¹ mod p and mod q.
+    let ip = Zeroizing::new(key.p_monty.inv_prime(&key.p_monty.reduce(&acc)));
+    let iq = Zeroizing::new(key.q_monty.inv_prime(&key.q_monty.reduce(&acc)));
+    let mut inv = Zeroizing::new(crt_combine(key, &ip, &iq));
+    let one = nat::resize(vec![1], n.limbs());
+    if !nat::eq_vartime(&n.mul(&inv, &acc), &one) {
+        // Some r shares a factor with n: probability ~2⁻¹⁰²⁴ for a random r.
+        return Err(Error::FaultDetected("blinding value not invertible"));
+    }
+    let mut out = vec![Zeroizing::new(Vec::new()); rs.len()];
+    for i in (1..rs.len()).rev() {
+        out[i] = Zeroizing::new(n.mul(&inv, &prefix[i - 1]));
+        inv = Zeroizing::new(n.mul(&inv, rs[i]));
+    }
+    out[0] = inv;
+    Ok(out)
+}
+
+/// Verifies a multi-key batch. `Ok(())` for a valid signature, `Err(InvalidSignature)` for
+/// one that does not verify, another error for malformed input.
+pub fn verify_batch(
+    backend: &dyn Backend,
+    scheme: RsaScheme,
+    jobs: &[RsaVerifyJob<'_>],
+) -> Result<Vec<JobResult<()>>, Error> {
+    check_not_empty(jobs.len())?;
+    let (keys, key_of) = group_keys(jobs.iter().map(|j| j.key));
+    let moduli: Vec<&[u64]> = keys.iter().map(|k| k.n.as_slice()).collect();
+    // Parse signatures: exactly k bytes, value below n (RFC 8017 §8.2.2 step 1, §5.2.2).
+    let parsed: Vec<JobResult<Vec<u64>>> = jobs
+        .iter()
+        .map(|j| {
+            scheme.hash.check_digest(j.digest)?;
+            if j.signature.len() != j.key.size() {
+                return Err(Error::MalformedSignature("length differs from the modulus size"));
+            }
+            let s = limbs_from_be_bytes(j.signature);
+            if batch_core::num::cmp_limbs_vartime(&s, &j.key.n) != core::cmp::Ordering::Less {
+                return Err(Error::MalformedSignature("signature representative is not below n"));
+            }
+            Ok(s)
+        })
+        .collect();
+    let mut mjobs = Vec::with_capacity(jobs.len());
+    let mut slot = vec![usize::MAX; jobs.len()];
+    for (i, p) in parsed.iter().enumerate() {
+        if let Ok(s) = p {
+            slot[i] = mjobs.len();
+            mjobs.push(ModexpJob { base: s, exponent: &jobs[i].key.e, modulus: key_of[i] });
+        }
+    }
+    let results = if mjobs.is_empty() { Vec::new() } else { backend.modexp_vartime(&moduli, &mjobs)? };
+    if results.len() != mjobs.len() {
+        return Err(Error::Backend(format!("modexp returned {} results for {} jobs", results.len(), mjobs.len())));
+    }
+    Ok(jobs
+        .par_iter()
+        .enumerate()
+        .map(|(i, job)| {
+            parsed[i].as_ref().map_err(Clone::clone)?;
+            let m = results[slot[i]].as_ref().map_err(Clone::clone)?;
+            let pk = job.key;
+            match scheme.padding {
+                RsaPadding::Pkcs1v15 => {
+                    let em = limbs_to_be_bytes(m, pk.size()).ok_or(Error::InvalidSignature)?;
+                    let want = padding::pkcs1v15_encode(scheme.hash, job.digest, pk.size())?;
+                    if em != want {
+                        return Err(Error::InvalidSignature);
+                    }
+                    Ok(())
+                }
+                RsaPadding::Pss { salt_len } => {
+                    let em_len = (pk.bits - 1).div_ceil(8);
+                    let em = limbs_to_be_bytes(m, em_len).ok_or(Error::InvalidSignature)?;
+                    padding::pss_verify_vartime(scheme.hash, job.digest, &em, pk.bits, salt_len)
+                }
+            }
+        })
+        .collect())
+}
+
+/// Checks one RSA key pair in the backend-independent way, for callers that want a single
+/// known-answer self-test (sign and verify one digest).
+pub fn self_test(backend: &dyn Backend, key: &RsaPrivateKey) -> Result<(), Error> {
+    let scheme = RsaScheme::pkcs1v15(HashAlg::Sha256);
+    let sig = key.sign_batch(backend, scheme, &[b"batchsig self-test"])?.remove(0)?;
+    key.public.verify_batch(backend, scheme, &[b"batchsig self-test"], &[&sig])?.remove(0)
+}
+
+#[allow(dead_code)]
+fn _assert_send_sync() {
+    fn f<T: Send + Sync>() {}
+    f::<RsaPrivateKey>();
+    f::<RsaPublicKey>();
+    f::<DynMonty>();
+}

@@ -1,0 +1,29 @@
+//! Shared helpers for the batchsig integration tests.
+
+use std::process::Command;
+
+/// Whether the tests run under CI (`CI=true`), where skips are failures.
+pub fn ci() -> bool {
+    std::env::var("CI").map(|v| v == "true" || v == "1").unwrap_or(false)
+}
+
+/// Skips loudly: prints why; under CI (or with `require_var` set) panics instead.
+pub fn skip_or_fail(what: &str, why: &str, require_var: &str) {
+    let required = ci() || std::env::var(require_var).is_ok();
+    if required {
+        panic!("{what}: {why} (required because CI=true or {require_var} is set)");
+    }
+    eprintln!("SKIPPED {what}: {why} (set {require_var}=1 to make this a failure)");
+}
+
+/// The `openssl` command line if present: `Some(version)`, else `None` (after a loud skip,
+/// or a panic under CI).
+pub fn openssl(what: &str) -> Option<String> {
+    match Command::new("openssl").arg("version").output() {
+        Ok(o) if o.status.success() => Some(String::from_utf8_lossy(&o.stdout).trim().to_string()),
+        _ => {
+            skip_or_fail(what, "the `openssl` command line is not installed", "BATCHSIG_REQUIRE_OPENSSL");
+            None
+        }
+    }
+}
