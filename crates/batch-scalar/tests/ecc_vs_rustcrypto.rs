@@ -29,7 +29,7 @@ macro_rules! reference {
                 use $krate::elliptic_curve::ff::PrimeField;
                 let mut buf = vec![0u8; $curve.field_bytes()];
                 k.write_be_bytes(&mut buf);
-                Option::from($krate::Scalar::from_repr($krate::FieldBytes::clone_from_slice(&buf)))
+                Option::from($krate::Scalar::from_repr(buf.iter().copied().collect()))
                     .expect("test scalar below n")
             }
 
@@ -42,11 +42,9 @@ macro_rules! reference {
                 let (mut x, mut y) = (vec![0u8; fb], vec![0u8; fb]);
                 p.x.write_be_bytes(&mut x);
                 p.y.write_be_bytes(&mut y);
-                let ep = $krate::EncodedPoint::from_affine_coordinates(
-                    $krate::FieldBytes::from_slice(&x),
-                    $krate::FieldBytes::from_slice(&y),
-                    false,
-                );
+                let (x, y): ($krate::FieldBytes, $krate::FieldBytes) =
+                    (x.iter().copied().collect(), y.iter().copied().collect());
+                let ep = $krate::EncodedPoint::from_affine_coordinates(&x, &y, false);
                 let a: Option<$krate::AffinePoint> = $krate::AffinePoint::from_encoded_point(&ep).into();
                 a.expect("test point on the curve").into()
             }

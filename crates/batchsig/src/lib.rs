@@ -20,6 +20,8 @@
 #![forbid(unsafe_code)]
 
 pub mod backend;
+pub mod ecdsa;
+pub mod encoding;
 pub mod hash;
 pub mod rsa;
 #[cfg(feature = "test-keys")]

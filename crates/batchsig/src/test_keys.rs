@@ -23,3 +23,17 @@ pub fn rsa(bits: usize) -> RsaPrivateKey {
     let pem = rsa_pem(bits).unwrap_or_else(|| panic!("no fixed RSA-{bits} key; sizes: {RSA_BITS:?}"));
     RsaPrivateKey::from_pem_or_der(pem.as_bytes()).expect("fixed key parses")
 }
+
+/// The PKCS#8 PEM of the fixed ECDSA key on `curve`.
+pub fn ecdsa_pem(curve: crate::Curve) -> &'static str {
+    match curve {
+        crate::Curve::P256 => include_str!("../keys/p256.pem"),
+        crate::Curve::P384 => include_str!("../keys/p384.pem"),
+        crate::Curve::P521 => include_str!("../keys/p521.pem"),
+    }
+}
+
+/// The fixed ECDSA key on `curve`.
+pub fn ecdsa(curve: crate::Curve) -> crate::ecdsa::EcdsaPrivateKey {
+    crate::ecdsa::EcdsaPrivateKey::from_pem_or_der(ecdsa_pem(curve).as_bytes()).expect("fixed key parses")
+}

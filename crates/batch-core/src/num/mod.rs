@@ -61,6 +61,9 @@ impl<const L: usize> core::fmt::Debug for Uint<L> {
     }
 }
 
+/// `Zeroizing<Uint<L>>` wipes secrets (keys, nonces) on drop.
+impl<const L: usize> zeroize::DefaultIsZeroes for Uint<L> {}
+
 impl<const L: usize> Default for Uint<L> {
     fn default() -> Self {
         Self::ZERO

@@ -1,10 +1,11 @@
 //! Montgomery arithmetic modulo an odd `m < 2^(64L)`, with `R = 2^(64L)`.
 //!
 //! Values in Montgomery form are `x·R mod m`, fully reduced (`< m`) on entry and exit of every
-//! function. Multiplication is CIOS (Koç–Acar–Kaliski 1996, "coarsely integrated operand
-//! scanning") with one final constant-time subtraction. Everything is constant-time in the
-//! operand values except functions ending in `_vartime`; exponent *lengths* (limb counts) are
-//! public.
+//! function. Multiplication is FIPS (Koç–Acar–Kaliski 1996, "finely integrated product
+//! scanning": column sums in a 3-word accumulator); squaring is SOS (the square with each
+//! off-diagonal product once, then a product-scanning reduction). Both end in one constant-time
+//! subtraction. Everything is constant-time in the operand values except functions ending in
+//! `_vartime`; exponent *lengths* (limb counts) are public.
 
 use super::{adc, mac, mask_from_bit, sbb, Uint};
 
@@ -79,34 +80,15 @@ impl<const L: usize> MontyParams<L> {
     /// Montgomery product `a·b·R⁻¹ mod m`, for `a·b < R·m` (e.g. `a < R`, `b < m`); `< m`.
     #[inline(always)]
     pub fn mul(&self, a: &Uint<L>, b: &Uint<L>) -> Uint<L> {
-        let m = &self.modulus.0;
-        let mut t = [0u64; L];
-        let mut t_hi = 0u64; // word L of the running sum; word L+1 is at most 1
-        for i in 0..L {
-            // t += a · b[i]
-            let bi = b.0[i];
-            let mut carry = 0;
-            for j in 0..L {
-                (t[j], carry) = mac(t[j], a.0[j], bi, carry);
-            }
-            let (s, t_top) = adc(t_hi, carry, 0);
-            // t = (t + u·m) / 2^64 with u chosen so the low word cancels
-            let u = t[0].wrapping_mul(self.m0inv);
-            let (_, mut carry) = mac(t[0], u, m[0], 0);
-            for j in 1..L {
-                (t[j - 1], carry) = mac(t[j], u, m[j], carry);
-            }
-            let (s2, c2) = adc(s, carry, 0);
-            t[L - 1] = s2;
-            t_hi = t_top + c2;
-        }
+        let (t, t_hi) = mul_fips(&a.0, &b.0, &self.modulus.0, self.m0inv);
         self.final_sub(Uint(t), t_hi)
     }
 
-    /// Montgomery square.
+    /// Montgomery square `a²·R⁻¹ mod m`, for `a < m`; `< m`.
     #[inline(always)]
     pub fn square(&self, a: &Uint<L>) -> Uint<L> {
-        self.mul(a, a)
+        let (t, t_hi) = sqr_sos(&a.0, &self.modulus.0, self.m0inv);
+        self.final_sub(Uint(t), t_hi)
     }
 
     /// Reduces `t_hi·R + t` (known `< 2m`) to `< m`.
@@ -242,6 +224,170 @@ pub fn ct_lookup<const L: usize>(table: &[Uint<L>], idx: u64) -> Uint<L> {
     out
 }
 
+/// A 192-bit column accumulator `l + m·2^64 + h·2^128`.
+#[derive(Clone, Copy)]
+struct Acc {
+    l: u64,
+    m: u64,
+    h: u64,
+}
+
+impl Acc {
+    const ZERO: Self = Self { l: 0, m: 0, h: 0 };
+
+    /// `self += x·y`.
+    #[inline(always)]
+    fn mac(&mut self, x: u64, y: u64) {
+        let p = (x as u128) * (y as u128);
+        let (l, c) = self.l.overflowing_add(p as u64);
+        let t = (self.m as u128) + ((p >> 64) as u128) + (c as u128);
+        self.l = l;
+        self.m = t as u64;
+        self.h = self.h.wrapping_add((t >> 64) as u64);
+    }
+
+    /// `self += Σ x[i]·y[i]` over the common length.
+    #[inline(always)]
+    fn dot(&mut self, x: &[u64], y: &[u64]) {
+        let (xc, yc) = (x.chunks_exact(4), y.chunks_exact(4));
+        let (xr, yr) = (xc.remainder(), yc.remainder());
+        for (x4, y4) in xc.zip(yc) {
+            self.mac(x4[0], y4[0]);
+            self.mac(x4[1], y4[1]);
+            self.mac(x4[2], y4[2]);
+            self.mac(x4[3], y4[3]);
+        }
+        for (x, y) in xr.iter().zip(yr) {
+            self.mac(*x, *y);
+        }
+    }
+
+    /// `self += x`.
+    #[inline(always)]
+    fn add_word(&mut self, x: u64) {
+        let (l, c) = self.l.overflowing_add(x);
+        let (m, c) = self.m.overflowing_add(c as u64);
+        self.l = l;
+        self.m = m;
+        self.h = self.h.wrapping_add(c as u64);
+    }
+
+    /// `self += x`.
+    #[inline(always)]
+    fn add(&mut self, x: Acc) {
+        let (l, c) = self.l.overflowing_add(x.l);
+        let t = (self.m as u128) + (x.m as u128) + (c as u128);
+        self.l = l;
+        self.m = t as u64;
+        self.h = self.h.wrapping_add(x.h).wrapping_add((t >> 64) as u64);
+    }
+
+    /// Drops the low word: `self >> 64`.
+    #[inline(always)]
+    fn shift(self) -> Self {
+        Self { l: self.m, m: self.h, h: 0 }
+    }
+}
+
+/// `x` with its limbs in reverse order, so that a column `Σ x_i·y_(k-i)` becomes a forward dot
+/// product.
+#[inline(always)]
+fn rev<const L: usize>(x: &[u64; L]) -> [u64; L] {
+    let mut r = *x;
+    r.reverse();
+    r
+}
+
+/// Finely integrated product scanning (Koç–Acar–Kaliski's FIPS): column `k` of `a·b + u·m`
+/// is summed in a 3-word accumulator; in the low `L` columns the quotient digit `u_k` is
+/// chosen to clear the column, the high `L` columns are the result. Returns `(t, t_hi)` with
+/// `t_hi·R + t = (a·b + u·m)/R`, which is `< 2m` when `a·b < R·m`.
+///
+/// Limb indices are public (they depend on `L` and the loop counters only). The `a·b` part of
+/// each low column goes to its own accumulator so it does not wait for the previous `u`.
+#[inline(always)]
+fn mul_fips<const L: usize>(a: &[u64; L], b: &[u64; L], m: &[u64; L], m0inv: u64) -> ([u64; L], u64) {
+    let (br, mr) = (rev(b), rev(m));
+    let mut u = [0u64; L];
+    let mut t = [0u64; L];
+    let mut acc = Acc::ZERO;
+    for k in 0..L {
+        // column k: a_i·b_(k-i) for i <= k, u_i·m_(k-i) for i < k
+        let o = L - 1 - k;
+        let mut c = Acc::ZERO;
+        c.dot(&a[..=k], &br[o..]);
+        acc.dot(&u[..k], &mr[o..L - 1]);
+        acc.add(c);
+        let uk = acc.l.wrapping_mul(m0inv);
+        u[k] = uk;
+        acc.mac(uk, m[0]);
+        acc = acc.shift();
+    }
+    for k in L..2 * L - 1 {
+        // column k: i from k-L+1 to L-1
+        let lo = k + 1 - L;
+        acc.dot(&a[lo..], &br);
+        acc.dot(&u[lo..], &mr);
+        t[k - L] = acc.l;
+        acc = acc.shift();
+    }
+    t[L - 1] = acc.l;
+    (t, acc.m)
+}
+
+/// Montgomery square, separated: the double-width square (each off-diagonal product once,
+/// doubled, plus the diagonal), then a product-scanning reduction. Returns `(t, t_hi)` with
+/// `t_hi·R + t = (a² + u·m)/R`, which is `< 2m` when `a < m`. About `1.5·L²` word products
+/// instead of the `2·L²` of [`mul_fips`].
+#[inline(always)]
+fn sqr_sos<const L: usize>(a: &[u64; L], m: &[u64; L], m0inv: u64) -> ([u64; L], u64) {
+    // off-diagonal triangle, row by row: w += a_i · a[i+1..] · 2^(64(2i+1))
+    let mut w = [[0u64; L]; 2];
+    {
+        let w = w.as_flattened_mut();
+        for i in 0..L - 1 {
+            let ai = a[i];
+            let mut carry = 0;
+            for (wj, aj) in w[2 * i + 1..i + L].iter_mut().zip(&a[i + 1..]) {
+                (*wj, carry) = mac(*wj, ai, *aj, carry);
+            }
+            w[i + L] = carry;
+        }
+        // w = 2w + Σ a_i² · 2^(128i)
+        let mut hi_bit = 0;
+        let mut carry = 0;
+        for i in 0..L {
+            let (lo, hi) = (w[2 * i], w[2 * i + 1]);
+            let d0 = (lo << 1) | hi_bit;
+            let d1 = (hi << 1) | (lo >> 63);
+            hi_bit = hi >> 63;
+            let sq = (a[i] as u128) * (a[i] as u128);
+            (w[2 * i], carry) = adc(d0, sq as u64, carry);
+            (w[2 * i + 1], carry) = adc(d1, (sq >> 64) as u64, carry);
+        }
+    }
+    let mr = rev(m);
+    let mut u = [0u64; L];
+    let mut t = [0u64; L];
+    let mut acc = Acc::ZERO;
+    for k in 0..L {
+        acc.add_word(w[0][k]);
+        acc.dot(&u[..k], &mr[L - 1 - k..L - 1]);
+        let uk = acc.l.wrapping_mul(m0inv);
+        u[k] = uk;
+        acc.mac(uk, m[0]);
+        acc = acc.shift();
+    }
+    for k in L..2 * L {
+        let lo = k + 1 - L;
+        acc.add_word(w[1][k - L]);
+        acc.dot(&u[lo..], &mr);
+        t[k - L] = acc.l;
+        acc = acc.shift();
+    }
+    (t, acc.l)
+}
+
 /// `2x mod m` for `x < m` (const, used while building the parameters).
 const fn mod_double<const L: usize>(x: &Uint<L>, m: &Uint<L>) -> Uint<L> {
     let (y, carry) = x.adc(x);
@@ -346,7 +492,67 @@ mod tests {
         assert_eq!(big(&p.from_monty(&p.pow(&a, &all_ones, 4))), b);
     }
 
+    /// `square` against `mul(a, a)` and num-bigint, and `mul` against num-bigint, for a
+    /// modulus built from `m` (forced odd; `shift` clears top bits so `m` can be far below R).
+    fn check_square<const L: usize>(m: [u64; L], a: [u64; L], b: [u64; L], shift: u32) -> Result<(), TestCaseError> {
+        let mut m = Uint::<L>(m);
+        m.0[L - 1] >>= shift;
+        m.0[0] |= 1;
+        prop_assume!(m.bits_vartime() > 1);
+        let p = MontyParams::new(m);
+        let mb = big(&m);
+        let r_inv = (BigUint::from(1u8) << (64 * L)).modinv(&mb).unwrap();
+        let (ab, bb) = (big(&Uint(a)) % &mb, big(&Uint(b)) % &mb);
+        let (x, y) = (from_big::<L>(&ab), from_big::<L>(&bb));
+        let sq = p.square(&x);
+        prop_assert_eq!(sq, p.mul(&x, &x));
+        prop_assert_eq!(big(&sq), &ab * &ab * &r_inv % &mb);
+        prop_assert_eq!(big(&p.mul(&x, &y)), &ab * &bb * &r_inv % &mb);
+        // edges: 0, 1, m-1 (whose square has every word set in the high half)
+        for e in [BigUint::from(0u8), BigUint::from(1u8), &mb - 1u8] {
+            let x = from_big::<L>(&e);
+            prop_assert_eq!(big(&p.square(&x)), &e * &e * &r_inv % &mb);
+            prop_assert_eq!(p.square(&x), p.mul(&x, &x));
+        }
+        Ok(())
+    }
+
     proptest! {
+        #[test]
+        fn square_matches_mul_and_num_bigint_small(m in any::<[u64; 4]>(), a in any::<[u64; 4]>(), b in any::<[u64; 4]>(), s in 0u32..64) {
+            check_square(m, a, b, s)?;
+            check_square([m[0]], [a[0]], [b[0]], s)?;
+            check_square([m[0], m[1]], [a[0], a[1]], [b[0], b[1]], s)?;
+        }
+
+        #[test]
+        fn square_matches_mul_and_num_bigint_6_9(m in any::<[u64; 9]>(), a in any::<[u64; 9]>(), b in any::<[u64; 9]>(), s in 0u32..64) {
+            check_square(m, a, b, s)?;
+            let six = |x: [u64; 9]| [x[0], x[1], x[2], x[3], x[4], x[5]];
+            check_square(six(m), six(a), six(b), s)?;
+        }
+
+        #[test]
+        fn square_matches_mul_and_num_bigint_16(m in any::<[u64; 16]>(), a in any::<[u64; 16]>(), b in any::<[u64; 16]>(), s in 0u32..64) {
+            check_square(m, a, b, s)?;
+        }
+
+        #[test]
+        fn square_matches_mul_and_num_bigint_32(m in any::<[u64; 32]>(), a in any::<[u64; 32]>(), b in any::<[u64; 32]>(), s in 0u32..64) {
+            check_square(m, a, b, s)?;
+        }
+
+        #[test]
+        fn square_matches_mul_and_num_bigint_60(seed in any::<u64>(), s in 0u32..64) {
+            use rand::{Rng, SeedableRng};
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let (mut m, mut a, mut b) = ([0u64; 60], [0u64; 60], [0u64; 60]);
+            for x in [&mut m, &mut a, &mut b] {
+                rng.fill(&mut x[..]);
+            }
+            check_square(m, a, b, s)?;
+        }
+
         #[test]
         fn mul_matches_num_bigint(a in any::<[u64; 6]>(), b in any::<[u64; 6]>(), m in any::<[u64; 6]>()) {
             let mut m = Uint::<6>(m);

@@ -20,6 +20,9 @@ use super::point::{batch_normalize, AffineMonty, ProjectivePoint};
 pub const W_P256: usize = 7;
 pub const W_P384: usize = 7;
 pub const W_P521: usize = 7;
+/// Widest supported window (the lookup keeps its masks on the stack).
+pub const MAX_W: usize = 9;
+const MAX_HALF: usize = 1 << (MAX_W - 1);
 
 /// Booth digit `i` of width `w` (`w + 1 ≤ 32`) of `k`, as (magnitude, sign mask): the digit
 /// is `−magnitude` where the mask is all-ones. Reads bits `w·i − 1 … w·i + w − 1` (bit −1 is
@@ -51,7 +54,7 @@ pub struct CombTable<const L: usize> {
 impl<const L: usize> CombTable<L> {
     /// Builds the table for `c`'s generator (projective complete additions, one inversion).
     pub fn new(c: &CurveDef<L>, w: usize) -> Self {
-        assert!((2..=16).contains(&w), "comb width");
+        assert!((2..=MAX_W).contains(&w), "comb width");
         let windows = booth_windows(c.curve.bits(), w);
         let half = 1usize << (w - 1);
         let mut proj = Vec::with_capacity(windows * half);
@@ -95,10 +98,14 @@ impl<const L: usize> CombTable<L> {
     fn lookup(&self, i: usize, mag: u64) -> AffineMonty<L> {
         let half = 1usize << (self.w - 1);
         let window = &self.entries[i * half..(i + 1) * half];
+        // Masks first, so the accumulation below is straight-line and vectorises.
+        let mut masks = [0u64; MAX_HALF];
+        for (j, m) in masks[..half].iter_mut().enumerate() {
+            *m = ct_eq_mask(j as u64 + 1, mag);
+        }
         let mut x = [0u64; L];
         let mut y = [0u64; L];
-        for (j, e) in window.iter().enumerate() {
-            let m = ct_eq_mask(j as u64 + 1, mag);
+        for (e, &m) in window.iter().zip(&masks[..half]) {
             for l in 0..L {
                 x[l] |= e.x.0[l] & m;
                 y[l] |= e.y.0[l] & m;

@@ -10,6 +10,7 @@ use rand_core::CryptoRngCore;
 use zeroize::Zeroizing;
 
 use super::nat;
+use crate::encoding::pem_or_der;
 use crate::Error;
 
 /// `rsaEncryption` (RFC 8017 appendix C).
@@ -64,17 +65,6 @@ impl core::fmt::Debug for RsaPrivateKey {
 
 fn key_err(e: impl core::fmt::Display) -> Error {
     Error::InvalidKey(e.to_string())
-}
-
-/// Decodes PEM with one of the accepted labels, or passes DER through.
-pub(crate) fn pem_or_der(input: &[u8]) -> Result<(Option<String>, Vec<u8>), Error> {
-    let trimmed = input.trim_ascii_start();
-    if trimmed.starts_with(b"-----BEGIN") {
-        let (label, der) = der::pem::decode_vec(trimmed).map_err(|e| key_err(format!("PEM: {e}")))?;
-        Ok((Some(label.to_string()), der))
-    } else {
-        Ok((None, input.to_vec()))
-    }
 }
 
 impl RsaPublicKey {

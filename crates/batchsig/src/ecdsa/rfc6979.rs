@@ -1,0 +1,98 @@
+//! Nonces: RFC 6979 §3.2 HMAC_DRBG, optionally hedged with fresh randomness as the §3.6
+//! additional data (the default: a fault on a purely deterministic nonce reveals the key).
+//!
+//! `bits2int` keeps the leftmost `qlen` bits; `bits2octets(h) = int2octets(bits2int(h) mod q)`.
+// NOTE: the candidate loop rejects `k ∉ [1, q)` with a variable-time comparison; this reveals
+// only that a candidate was rejected (probability < 2⁻³² for these curves), not the key.
+
+use batch_core::{Curve, EcUint};
+use zeroize::Zeroizing;
+
+use crate::hash::HashAlg;
+
+/// `bits2int(b)` for `curve`'s `qlen`: the leftmost `qlen` bits of `b` as an integer.
+pub fn bits2int(curve: Curve, b: &[u8]) -> EcUint {
+    let qlen = curve.bits();
+    let lead = &b[..b.len().min(qlen.div_ceil(8))];
+    let mut v = EcUint::from_be_bytes(lead).expect("at most 66 bytes");
+    for _ in qlen..8 * lead.len() {
+        v = v.shr1();
+    }
+    v
+}
+
+/// `bits2int(b) mod n` (one conditional subtraction, since `2^qlen < 2n`). Variable-time:
+/// for digests, which are public.
+pub fn bits2int_mod_n(curve: Curve, b: &[u8]) -> EcUint {
+    let v = bits2int(curve, b);
+    let n = curve.order();
+    if v.cmp_vartime(&n) == core::cmp::Ordering::Less {
+        v
+    } else {
+        v.sbb(&n).0
+    }
+}
+
+fn int2octets(curve: Curve, v: &EcUint) -> Zeroizing<Vec<u8>> {
+    let mut out = Zeroizing::new(vec![0u8; curve.field_bytes()]);
+    v.write_be_bytes(&mut out);
+    out
+}
+
+/// The RFC 6979 nonce for private key `x` and digest `h1`, with HMAC over `hash`; `extra` is
+/// the §3.6 additional data (empty for pure RFC 6979).
+pub fn generate_k(curve: Curve, hash: HashAlg, x: &EcUint, h1: &[u8], extra: &[u8]) -> Zeroizing<EcUint> {
+    let hlen = hash.output_len();
+    let xo = int2octets(curve, x);
+    let ho = int2octets(curve, &bits2int_mod_n(curve, h1));
+    let mut v = Zeroizing::new(vec![1u8; hlen]);
+    let mut k = Zeroizing::new(vec![0u8; hlen]);
+    *k = hash.hmac(&k, &[&v, &[0], &xo, &ho, extra]);
+    *v = hash.hmac(&k, &[&v]);
+    *k = hash.hmac(&k, &[&v, &[1], &xo, &ho, extra]);
+    *v = hash.hmac(&k, &[&v]);
+    let n = curve.order();
+    loop {
+        let mut t = Zeroizing::new(Vec::with_capacity(curve.field_bytes() + hlen));
+        while 8 * t.len() < curve.bits() {
+            *v = hash.hmac(&k, &[&v]);
+            t.extend_from_slice(&v);
+        }
+        let cand = Zeroizing::new(bits2int(curve, &t));
+        if !cand.is_zero_vartime() && cand.cmp_vartime(&n) == core::cmp::Ordering::Less {
+            return cand;
+        }
+        *k = hash.hmac(&k, &[&v, &[0]]);
+        *v = hash.hmac(&k, &[&v]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex_uint(s: &str) -> EcUint {
+        EcUint::from_be_hex(s)
+    }
+
+    /// RFC 6979 appendix A.2.5 (P-256, SHA-256, message "sample").
+    #[test]
+    fn rfc6979_a25_p256_sample() {
+        let x = hex_uint("C9AFA9D845BA75166B5C215767B1D6934E50C3DB36E89B127B8A622B120F6721");
+        let h = HashAlg::Sha256.digest(b"sample");
+        let k = generate_k(Curve::P256, HashAlg::Sha256, &x, &h, &[]);
+        assert_eq!(*k, hex_uint("A6E3C57DD01ABE90086538398355DD4C3B17AA873382B0F24D6129493D8AAD60"));
+    }
+
+    #[test]
+    fn bits2int_truncates_long_digests() {
+        let b = [0xffu8; 64];
+        let v = bits2int(Curve::P256, &b);
+        assert_eq!(v.bits_vartime(), 256);
+        let v = bits2int(Curve::P521, &b);
+        assert_eq!(v.bits_vartime(), 512);
+        let v = bits2int(Curve::P521, &[0xff; 66]);
+        assert_eq!(v.bits_vartime(), 521);
+        assert_eq!(bits2int(Curve::P384, &[0x80; 64]).bits_vartime(), 384);
+    }
+}

