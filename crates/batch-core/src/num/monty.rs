@@ -1,11 +1,13 @@
 //! Montgomery arithmetic modulo an odd `m < 2^(64L)`, with `R = 2^(64L)`.
 //!
 //! Values in Montgomery form are `x·R mod m`, fully reduced (`< m`) on entry and exit of every
-//! function. Multiplication is FIPS (Koç–Acar–Kaliski 1996, "finely integrated product
-//! scanning": column sums in a 3-word accumulator); squaring is SOS (the square with each
-//! off-diagonal product once, then a product-scanning reduction). Both end in one constant-time
-//! subtraction. Everything is constant-time in the operand values except functions ending in
-//! `_vartime`; exponent *lengths* (limb counts) are public.
+//! function. Kernels (Koç–Acar–Kaliski 1996), picked per `L` by measurement on x86-64 with
+//! portable Rust: multiplication is CIOS (coarsely integrated operand scanning) up to 24 limbs
+//! and FIPS (finely integrated product scanning, columns in a 3-word accumulator) above;
+//! squaring is CIOS up to 16 limbs and SOS above (the square with each off-diagonal product
+//! once, then a row-wise reduction up to 24 limbs, a column-wise one above). All end in one
+//! constant-time subtraction. Everything is constant-time in the operand values except functions
+//! ending in `_vartime`; exponent *lengths* (limb counts) are public.
 
 use super::{adc, mac, mask_from_bit, sbb, Uint};
 
@@ -80,14 +82,28 @@ impl<const L: usize> MontyParams<L> {
     /// Montgomery product `a·b·R⁻¹ mod m`, for `a·b < R·m` (e.g. `a < R`, `b < m`); `< m`.
     #[inline(always)]
     pub fn mul(&self, a: &Uint<L>, b: &Uint<L>) -> Uint<L> {
-        let (t, t_hi) = mul_fips(&a.0, &b.0, &self.modulus.0, self.m0inv);
+        // `L` is public; CIOS measured faster up to 24 limbs, FIPS beyond.
+        let (t, t_hi) = if L <= 24 {
+            mul_cios(&a.0, &b.0, &self.modulus.0, self.m0inv)
+        } else {
+            mul_fips(&a.0, &b.0, &self.modulus.0, self.m0inv)
+        };
         self.final_sub(Uint(t), t_hi)
     }
 
     /// Montgomery square `a²·R⁻¹ mod m`, for `a < m`; `< m`.
     #[inline(always)]
     pub fn square(&self, a: &Uint<L>) -> Uint<L> {
-        let (t, t_hi) = sqr_sos(&a.0, &self.modulus.0, self.m0inv);
+        let m = &self.modulus.0;
+        // `L` is public. Measured (docs in the module header): up to 16 limbs the separate
+        // square does not beat CIOS; the column-wise reduction wins from 32 limbs on.
+        let (t, t_hi) = if L <= 16 {
+            mul_cios(&a.0, &a.0, m, self.m0inv)
+        } else if L <= 24 {
+            redc_rows(sqr_wide(&a.0), m, self.m0inv)
+        } else {
+            redc_fips(sqr_wide(&a.0), m, self.m0inv)
+        };
         self.final_sub(Uint(t), t_hi)
     }
 
@@ -249,6 +265,8 @@ impl Acc {
     /// `self += Σ x[i]·y[i]` over the common length.
     #[inline(always)]
     fn dot(&mut self, x: &[u64], y: &[u64]) {
+        let n = x.len().min(y.len());
+        let (x, y) = (&x[..n], &y[..n]);
         let (xc, yc) = (x.chunks_exact(4), y.chunks_exact(4));
         let (xr, yr) = (xc.remainder(), yc.remainder());
         for (x4, y4) in xc.zip(yc) {
@@ -298,6 +316,34 @@ fn rev<const L: usize>(x: &[u64; L]) -> [u64; L] {
     r
 }
 
+/// Coarsely integrated operand scanning: row `i` adds `a·b_i`, then `u·m` with `u` chosen to
+/// clear the low word, and shifts one word down. Returns `(t, t_hi)` with
+/// `t_hi·R + t = (a·b + u·m)/R`, which is `< 2m` when `a·b < R·m`.
+#[inline(always)]
+fn mul_cios<const L: usize>(a: &[u64; L], b: &[u64; L], m: &[u64; L], m0inv: u64) -> ([u64; L], u64) {
+    let mut t = [0u64; L];
+    let mut t_hi = 0u64; // word L of the running sum; word L+1 is at most 1
+    for i in 0..L {
+        // t += a · b[i]
+        let bi = b[i];
+        let mut carry = 0;
+        for j in 0..L {
+            (t[j], carry) = mac(t[j], a[j], bi, carry);
+        }
+        let (s, t_top) = adc(t_hi, carry, 0);
+        // t = (t + u·m) / 2^64 with u chosen so the low word cancels
+        let u = t[0].wrapping_mul(m0inv);
+        let (_, mut carry) = mac(t[0], u, m[0], 0);
+        for j in 1..L {
+            (t[j - 1], carry) = mac(t[j], u, m[j], carry);
+        }
+        let (s2, c2) = adc(s, carry, 0);
+        t[L - 1] = s2;
+        t_hi = t_top + c2;
+    }
+    (t, t_hi)
+}
+
 /// Finely integrated product scanning (Koç–Acar–Kaliski's FIPS): column `k` of `a·b + u·m`
 /// is summed in a 3-word accumulator; in the low `L` columns the quotient digit `u_k` is
 /// chosen to clear the column, the high `L` columns are the result. Returns `(t, t_hi)` with
@@ -335,37 +381,58 @@ fn mul_fips<const L: usize>(a: &[u64; L], b: &[u64; L], m: &[u64; L], m0inv: u64
     (t, acc.m)
 }
 
-/// Montgomery square, separated: the double-width square (each off-diagonal product once,
-/// doubled, plus the diagonal), then a product-scanning reduction. Returns `(t, t_hi)` with
-/// `t_hi·R + t = (a² + u·m)/R`, which is `< 2m` when `a < m`. About `1.5·L²` word products
-/// instead of the `2·L²` of [`mul_fips`].
+/// The double-width square `a²` as `[low half, high half]`: each off-diagonal product once,
+/// doubled, plus the diagonal.
 #[inline(always)]
-fn sqr_sos<const L: usize>(a: &[u64; L], m: &[u64; L], m0inv: u64) -> ([u64; L], u64) {
-    // off-diagonal triangle, row by row: w += a_i · a[i+1..] · 2^(64(2i+1))
+fn sqr_wide<const L: usize>(a: &[u64; L]) -> [[u64; L]; 2] {
     let mut w = [[0u64; L]; 2];
-    {
-        let w = w.as_flattened_mut();
-        for i in 0..L - 1 {
-            let ai = a[i];
-            let mut carry = 0;
-            for (wj, aj) in w[2 * i + 1..i + L].iter_mut().zip(&a[i + 1..]) {
-                (*wj, carry) = mac(*wj, ai, *aj, carry);
-            }
-            w[i + L] = carry;
-        }
-        // w = 2w + Σ a_i² · 2^(128i)
-        let mut hi_bit = 0;
+    let wf = w.as_flattened_mut();
+    // off-diagonal triangle, row by row: w += a_i · a[i+1..] · 2^(64(2i+1))
+    for i in 0..L - 1 {
+        let ai = a[i];
         let mut carry = 0;
-        for i in 0..L {
-            let (lo, hi) = (w[2 * i], w[2 * i + 1]);
-            let d0 = (lo << 1) | hi_bit;
-            let d1 = (hi << 1) | (lo >> 63);
-            hi_bit = hi >> 63;
-            let sq = (a[i] as u128) * (a[i] as u128);
-            (w[2 * i], carry) = adc(d0, sq as u64, carry);
-            (w[2 * i + 1], carry) = adc(d1, (sq >> 64) as u64, carry);
+        for (wj, aj) in wf[2 * i + 1..i + L].iter_mut().zip(&a[i + 1..]) {
+            (*wj, carry) = mac(*wj, ai, *aj, carry);
         }
+        wf[i + L] = carry;
     }
+    // w = 2w + Σ a_i² · 2^(128i)
+    let mut hi_bit = 0;
+    let mut carry = 0;
+    for i in 0..L {
+        let (lo, hi) = (wf[2 * i], wf[2 * i + 1]);
+        let d0 = (lo << 1) | hi_bit;
+        let d1 = (hi << 1) | (lo >> 63);
+        hi_bit = hi >> 63;
+        let sq = (a[i] as u128) * (a[i] as u128);
+        (wf[2 * i], carry) = adc(d0, sq as u64, carry);
+        (wf[2 * i + 1], carry) = adc(d1, (sq >> 64) as u64, carry);
+    }
+    w
+}
+
+/// Montgomery reduction of a double-width `w < R·m`, row by row (fixed-length rows, which LLVM
+/// unrolls): `w += u_i·m·2^(64i)` clears word `i`. Returns `(t, t_hi)` with
+/// `t_hi·R + t = (w + u·m)/R < 2m`.
+#[inline(always)]
+fn redc_rows<const L: usize>(mut w: [[u64; L]; 2], m: &[u64; L], m0inv: u64) -> ([u64; L], u64) {
+    let mut top = 0; // carry out of word i+L, added at word i+L+1 by the next row
+    let wf = w.as_flattened_mut();
+    for i in 0..L {
+        let u = wf[i].wrapping_mul(m0inv);
+        let mut carry = 0;
+        for (wj, mj) in wf[i..i + L].iter_mut().zip(m) {
+            (*wj, carry) = mac(*wj, u, *mj, carry);
+        }
+        (wf[i + L], top) = adc(wf[i + L], carry, top);
+    }
+    (w[1], top)
+}
+
+/// Montgomery reduction of a double-width `w < R·m` by product scanning: column `k` sums
+/// `w_k + Σ u_i·m_(k-i)` in a 3-word accumulator. Same result as [`redc_rows`].
+#[inline(always)]
+fn redc_fips<const L: usize>(w: [[u64; L]; 2], m: &[u64; L], m0inv: u64) -> ([u64; L], u64) {
     let mr = rev(m);
     let mut u = [0u64; L];
     let mut t = [0u64; L];
@@ -542,8 +609,9 @@ mod tests {
             check_square(m, a, b, s)?;
         }
 
+        // 24 limbs: row-wise reduction of the square; 60: column-wise, and FIPS multiplication.
         #[test]
-        fn square_matches_mul_and_num_bigint_60(seed in any::<u64>(), s in 0u32..64) {
+        fn square_matches_mul_and_num_bigint_24_60(seed in any::<u64>(), s in 0u32..64) {
             use rand::{Rng, SeedableRng};
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
             let (mut m, mut a, mut b) = ([0u64; 60], [0u64; 60], [0u64; 60]);
@@ -551,6 +619,8 @@ mod tests {
                 rng.fill(&mut x[..]);
             }
             check_square(m, a, b, s)?;
+            let r24 = |x: [u64; 60]| -> [u64; 24] { x[..24].try_into().unwrap() };
+            check_square(r24(m), r24(a), r24(b), s)?;
         }
 
         #[test]
