@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use batchsig::rsa::RsaScheme;
-use batchsig::{backend, test_keys, HashAlg};
+use batchsig::{backend, test_keys, Curve, HashAlg};
 
 fn main() {
     let n: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(2000);
@@ -24,4 +24,14 @@ fn main() {
     let verify = n as f64 / t.elapsed().as_secs_f64();
     assert!(ok.iter().all(Result::is_ok));
     println!("RSA-2048  {n} signatures: {sign:>10.0} sign/s {verify:>10.0} verify/s");
+
+    let key = test_keys::ecdsa(Curve::P256);
+    let t = Instant::now();
+    let sigs: Vec<_> = key.sign_batch(&*backend, &msgs).expect("batch").into_iter().map(|r| r.expect("sign")).collect();
+    let sign = n as f64 / t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let ok = key.public_key().verify_batch(&*backend, &msgs, &sigs).expect("batch");
+    let verify = n as f64 / t.elapsed().as_secs_f64();
+    assert!(ok.iter().all(Result::is_ok));
+    println!("ECDSA P-256 {n} signatures: {sign:>8.0} sign/s {verify:>10.0} verify/s");
 }

@@ -274,7 +274,7 @@ fn sign_curve<const L: usize>(
         })
         .collect();
     for (i, r) in results {
-        out[ok[i]] = r;
+        out[i] = r;
     }
     Ok(out)
 }
