@@ -102,30 +102,6 @@ impl DynMonty {
         })
     }
 
-    /// `base[0]^exp[0] mod self` and `base[1]^exp[1] mod other` in lockstep when both moduli
-    /// run on the same kernel width (the RSA-CRT pair), else one after the other.
-    /// Constant-time like [`Self::pow`].
-    pub fn pow_x2(&self, other: &DynMonty, base: [&[u64]; 2], exp: [&[u64]; 2]) -> [Vec<u64>; 2] {
-        let w = window_for(64 * exp[0].len().max(exp[1].len()));
-        macro_rules! pair {
-            ($($variant:ident),*) => {
-                match (&self.kernel, &other.kernel) {
-                    $((Kernel::$variant(p), Kernel::$variant(q)) => {
-                        let (a, b) = (p.to_monty(&fit(base[0])), q.to_monty(&fit(base[1])));
-                        let [x, y] = p.pow_x2(q, [&a, &b], exp, w);
-                        return [
-                            p.from_monty(&x).0[..self.limbs].to_vec(),
-                            q.from_monty(&y).0[..other.limbs].to_vec(),
-                        ];
-                    })*
-                    _ => {}
-                }
-            };
-        }
-        pair!(L4, L8, L16, L24, L32, L48, L60, L64, L120, L240);
-        [self.pow(base[0], exp[0]), other.pow(base[1], exp[1])]
-    }
-
     /// `base^exp mod m` (`base < m`); the timing depends on the exponent (public) but not on
     /// the base's value.
     pub fn pow_vartime(&self, base: &[u64], exp: &[u64]) -> Vec<u64> {

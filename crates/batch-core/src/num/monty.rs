@@ -205,67 +205,6 @@ impl<const L: usize> MontyParams<L> {
         acc
     }
 
-    /// Two independent Montgomery products at once, `self` for the first and `other` for
-    /// the second (moduli may differ, widths match). The two CIOS carry chains are
-    /// interleaved so an out-of-order core overlaps them; up to 16 limbs this is where a
-    /// single product stalls. Beyond that it is two ordinary products.
-    #[inline(always)]
-    pub fn mul_x2(&self, other: &Self, a: [&Uint<L>; 2], b: [&Uint<L>; 2]) -> [Uint<L>; 2] {
-        if L <= 16 {
-            let [(t0, h0), (t1, h1)] = mul_cios_x2(
-                [&a[0].0, &a[1].0],
-                [&b[0].0, &b[1].0],
-                [&self.modulus.0, &other.modulus.0],
-                [self.m0inv, other.m0inv],
-            );
-            [self.final_sub(Uint(t0), h0), other.final_sub(Uint(t1), h1)]
-        } else {
-            [self.mul(a[0], b[0]), other.mul(a[1], b[1])]
-        }
-    }
-
-    /// Two independent Montgomery squares at once (see [`Self::mul_x2`]).
-    #[inline(always)]
-    pub fn square_x2(&self, other: &Self, a: [&Uint<L>; 2]) -> [Uint<L>; 2] {
-        if L <= 16 {
-            self.mul_x2(other, a, a)
-        } else {
-            [self.square(a[0]), other.square(a[1])]
-        }
-    }
-
-    /// Two constant-time exponentiations in lockstep: `a[0]^e[0]` modulo `self` and
-    /// `a[1]^e[1]` modulo `other` (Montgomery form in and out), the RSA-CRT pair. Same
-    /// fixed-window schedule as [`Self::pow`] over `64·max(len)` bits for both.
-    // NOTE: as for `pow`, only the exponents' limb counts set the running time.
-    pub fn pow_x2(&self, other: &Self, a: [&Uint<L>; 2], e: [&[u64]; 2], w: usize) -> [Uint<L>; 2] {
-        assert!((1..=7).contains(&w));
-        let n = 1usize << w;
-        let mut t0 = vec![self.one; n];
-        let mut t1 = vec![other.one; n];
-        if n > 1 {
-            t0[1] = *a[0];
-            t1[1] = *a[1];
-        }
-        for i in 2..n {
-            [t0[i], t1[i]] = self.mul_x2(other, [&t0[i - 1], &t1[i - 1]], [a[0], a[1]]);
-        }
-        let bits = 64 * e[0].len().max(e[1].len());
-        let windows = bits.div_ceil(w);
-        let mut acc = [self.one, other.one];
-        for k in (0..windows).rev() {
-            if k != windows - 1 {
-                for _ in 0..w {
-                    acc = self.square_x2(other, [&acc[0], &acc[1]]);
-                }
-            }
-            let x0 = ct_lookup(&t0, super::window(e[0], k * w, w));
-            let x1 = ct_lookup(&t1, super::window(e[1], k * w, w));
-            acc = self.mul_x2(other, [&acc[0], &acc[1]], [&x0, &x1]);
-        }
-        acc
-    }
-
     /// `a^e` in Montgomery form by left-to-right square-and-multiply, skipping zero bits.
     /// For public exponents only.
     pub fn pow_vartime(&self, a: &Uint<L>, e: &[u64]) -> Uint<L> {
@@ -403,43 +342,6 @@ fn mul_cios<const L: usize>(a: &[u64; L], b: &[u64; L], m: &[u64; L], m0inv: u64
         t_hi = t_top + c2;
     }
     (t, t_hi)
-}
-
-/// Two [`mul_cios`] computations in one loop nest, lane by lane, so their carry chains
-/// are independent instructions the core can overlap.
-#[inline(always)]
-fn mul_cios_x2<const L: usize>(
-    a: [&[u64; L]; 2],
-    b: [&[u64; L]; 2],
-    m: [&[u64; L]; 2],
-    m0inv: [u64; 2],
-) -> [([u64; L], u64); 2] {
-    let mut t = [[0u64; L]; 2];
-    let mut t_hi = [0u64; 2];
-    for i in 0..L {
-        let (b0, b1) = (b[0][i], b[1][i]);
-        let (mut c0, mut c1) = (0, 0);
-        for j in 0..L {
-            (t[0][j], c0) = mac(t[0][j], a[0][j], b0, c0);
-            (t[1][j], c1) = mac(t[1][j], a[1][j], b1, c1);
-        }
-        let (s0, top0) = adc(t_hi[0], c0, 0);
-        let (s1, top1) = adc(t_hi[1], c1, 0);
-        let u0 = t[0][0].wrapping_mul(m0inv[0]);
-        let u1 = t[1][0].wrapping_mul(m0inv[1]);
-        let (_, mut c0) = mac(t[0][0], u0, m[0][0], 0);
-        let (_, mut c1) = mac(t[1][0], u1, m[1][0], 0);
-        for j in 1..L {
-            (t[0][j - 1], c0) = mac(t[0][j], u0, m[0][j], c0);
-            (t[1][j - 1], c1) = mac(t[1][j], u1, m[1][j], c1);
-        }
-        let (r0, d0) = adc(s0, c0, 0);
-        let (r1, d1) = adc(s1, c1, 0);
-        t[0][L - 1] = r0;
-        t[1][L - 1] = r1;
-        t_hi = [top0 + d0, top1 + d1];
-    }
-    [(t[0], t_hi[0]), (t[1], t_hi[1])]
 }
 
 /// Finely integrated product scanning (Koç–Acar–Kaliski's FIPS): column `k` of `a·b + u·m`
@@ -638,30 +540,6 @@ mod tests {
             check_modulus::<9>(m, &mut rng);
         }
         check_modulus::<2>((BigUint::from(1u8) << 128) - 1u8, &mut rng);
-    }
-
-    #[test]
-    fn lockstep_pair_matches_two_singles() {
-        let mut rng = rand::thread_rng();
-        fn go<const L: usize>(rng: &mut impl rand::Rng) {
-            let mk = |rng: &mut dyn rand::RngCore| {
-                let mut m = Uint::<L>(core::array::from_fn(|_| rng.next_u64()));
-                m.0[0] |= 1;
-                m.0[L - 1] |= 1 << 63;
-                MontyParams::new(m)
-            };
-            let (p, q) = (mk(rng), mk(rng));
-            let a = p.to_monty(&Uint(core::array::from_fn(|_| rng.gen())));
-            let b = q.to_monty(&Uint(core::array::from_fn(|_| rng.gen())));
-            let e0: Vec<u64> = (0..L).map(|_| rng.gen()).collect();
-            let e1: Vec<u64> = (0..L - 1).map(|_| rng.gen()).collect();
-            assert_eq!(p.mul_x2(&q, [&a, &b], [&b, &a]), [p.mul(&a, &b), q.mul(&b, &a)]);
-            assert_eq!(p.square_x2(&q, [&a, &b]), [p.square(&a), q.square(&b)]);
-            assert_eq!(p.pow_x2(&q, [&a, &b], [&e0, &e1], 5), [p.pow(&a, &e0, 5), q.pow(&b, &e1, 5)]);
-        }
-        go::<4>(&mut rng);
-        go::<16>(&mut rng);
-        go::<24>(&mut rng);
     }
 
     #[test]
