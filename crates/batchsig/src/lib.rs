@@ -24,6 +24,7 @@ pub mod ecdsa;
 pub mod encoding;
 pub mod hash;
 pub mod rsa;
+pub mod signer;
 #[cfg(feature = "test-keys")]
 pub mod test_keys;
 

@@ -97,11 +97,11 @@ mod tests {
     fn der_and_fixed_round_trip() {
         let sig = EcdsaSignature { curve: Curve::P256, r: EcUint::from_be_hex("80ff"), s: EcUint::from_be_hex("01") };
         let der = sig.to_der();
-        assert_eq!(der, [0x30, 0x07, 0x02, 0x03, 0x00, 0x80, 0xff, 0x02, 0x01, 0x01]);
+        assert_eq!(der, [0x30, 0x08, 0x02, 0x03, 0x00, 0x80, 0xff, 0x02, 0x01, 0x01]);
         assert_eq!(EcdsaSignature::from_der(Curve::P256, &der).unwrap(), sig);
         assert_eq!(EcdsaSignature::from_bytes(Curve::P256, &sig.to_bytes()).unwrap(), sig);
         // BER (non-minimal length) is rejected.
-        let ber = [0x30, 0x81, 0x07, 0x02, 0x03, 0x00, 0x80, 0xff, 0x02, 0x01, 0x01];
+        let ber = [0x30, 0x81, 0x08, 0x02, 0x03, 0x00, 0x80, 0xff, 0x02, 0x01, 0x01];
         assert!(EcdsaSignature::from_der(Curve::P256, &ber).is_err());
         assert!(EcdsaSignature::from_bytes(Curve::P256, &[0; 63]).is_err());
     }
