@@ -1,9 +1,6 @@
 //! The scalar backend's `k·G`, `k·Q` and `u₁·G + u₂·Q` against RustCrypto's p256 / p384 /
 //! p521 (0.13) on all three curves: edge scalars, special points, batch sizes around the chunk
 //! size, and invalid jobs mixed into valid batches.
-//!
-//! `cargo test --release -p batch-scalar --test ecc_vs_rustcrypto -- --ignored --nocapture`
-//! prints single-thread timings (no assertions on them).
 
 use batch_core::dev::{from_big, rng, to_big};
 use batch_core::num::Uint;
@@ -29,8 +26,7 @@ macro_rules! reference {
                 use $krate::elliptic_curve::ff::PrimeField;
                 let mut buf = vec![0u8; $curve.field_bytes()];
                 k.write_be_bytes(&mut buf);
-                Option::from($krate::Scalar::from_repr(buf.iter().copied().collect()))
-                    .expect("test scalar below n")
+                Option::from($krate::Scalar::from_repr(buf.iter().copied().collect())).expect("test scalar below n")
             }
 
             fn to_rc(p: &AffinePoint) -> $krate::ProjectivePoint {
@@ -277,7 +273,8 @@ fn check_bad_jobs<R: Reference>() {
     let bad_point = Err(Error::PointNotOnCurve { curve });
     // scalars: = n, n + 1, 2^bits − 1, all nine limbs set (wider than the curve)
     let wide = Uint([u64::MAX; 9]);
-    let scalar_bad = [(3, uint(&n)), (31, uint(&(&n + 1u8))), (32, uint(&((BigUint::from(1u8) << curve.bits()) - 1u8))), (64, wide)];
+    let scalar_bad =
+        [(3, uint(&n)), (31, uint(&(&n + 1u8))), (32, uint(&((BigUint::from(1u8) << curve.bits()) - 1u8))), (64, wide)];
     // points: y off by one, x = p (coordinates not reduced), identity with non-zero x, y = p − y
     // is fine (−Q) but y + p is not
     let mut off = base;
@@ -326,11 +323,9 @@ fn check_bad_jobs<R: Reference>() {
     for i in 0..len {
         match &want_double[i] {
             Some(e) => assert_eq!(&got[i], e, "{curve} double bad job {i}"),
-            None => assert_eq!(
-                ok(&got[i]),
-                R::add(&R::mul_g(&k[i]), &R::mul(&q[i], &k2[i])),
-                "{curve} double good job {i}"
-            ),
+            None => {
+                assert_eq!(ok(&got[i]), R::add(&R::mul_g(&k[i]), &R::mul(&q[i], &k2[i])), "{curve} double good job {i}")
+            }
         }
     }
 }
@@ -340,32 +335,4 @@ fn bad_jobs_fail_alone() {
     check_bad_jobs::<RefP256>();
     check_bad_jobs::<RefP384>();
     check_bad_jobs::<RefP521>();
-}
-
-/// Single-thread timings (per operation, affine conversion included). Not a pass/fail test.
-#[test]
-#[ignore = "timing printout: run with --release -- --ignored --nocapture"]
-fn timing_single_thread() {
-    let be = ScalarBackend::with_threads(1).unwrap();
-    let mut rng = rng(1);
-    for curve in Curve::ALL {
-        let n = n_big(curve);
-        let len = 512;
-        let k: Vec<EcUint> = (0..len).map(|_| random_below(&mut rng, &n)).collect();
-        let k2: Vec<EcUint> = (0..len).map(|_| random_below(&mut rng, &n)).collect();
-        let q: Vec<AffinePoint> = be.mul_base(curve, &k2).unwrap().into_iter().map(|r| r.unwrap()).collect();
-        let time = |f: &dyn Fn()| {
-            f(); // warm up (tables)
-            let t = std::time::Instant::now();
-            let reps = 3;
-            for _ in 0..reps {
-                f();
-            }
-            t.elapsed().as_secs_f64() * 1e6 / (reps * len) as f64
-        };
-        let base = time(&|| drop(be.mul_base(curve, &k).unwrap()));
-        let point = time(&|| drop(be.mul_point(curve, &q, &k).unwrap()));
-        let double = time(&|| drop(be.mul_double_vartime(curve, &k, &k2, &q).unwrap()));
-        println!("{curve}: k·G {base:8.1} µs   k·Q {point:8.1} µs   u1·G+u2·Q {double:8.1} µs");
-    }
 }

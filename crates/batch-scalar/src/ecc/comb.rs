@@ -21,7 +21,7 @@ pub const W_P256: usize = 7;
 pub const W_P384: usize = 7;
 pub const W_P521: usize = 7;
 /// Widest supported window (the lookup keeps its masks on the stack).
-pub const MAX_W: usize = 9;
+pub const MAX_W: usize = 8;
 const MAX_HALF: usize = 1 << (MAX_W - 1);
 
 /// Booth digit `i` of width `w` (`w + 1 ≤ 32`) of `k`, as (magnitude, sign mask): the digit
@@ -115,6 +115,8 @@ impl<const L: usize> CombTable<L> {
     }
 
     /// `k·G` for `k < n` (canonical). Constant-time in `k`.
+    /// Inlined so that a compile-time `c` folds into the field arithmetic (see `ecc::CurveSpec`).
+    #[inline(always)]
     pub fn mul(&self, c: &CurveDef<L>, k: &Uint<L>) -> ProjectivePoint<L> {
         let mut acc = ProjectivePoint::identity(c);
         for i in 0..self.windows {

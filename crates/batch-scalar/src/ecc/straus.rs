@@ -94,9 +94,8 @@ impl<const L: usize> JacobianPoint<L> {
         // Z₃ = 2YZ
         let yz = f.mul(&self.y, &self.z);
         let z3 = f.double(&yz);
-        // Y₃ = α(4β − X₃) − 8γ²
-        let g2 = f.square(&gamma);
-        let g8 = f.double(&f.double(&f.double(&g2)));
+        // Y₃ = α(4β − X₃) − 8γ², with 8γ² = 2(2γ)²
+        let g8 = f.double(&f.square(&f.double(&gamma)));
         let y3 = f.sub(&f.mul(&alpha, &f.sub(&beta4, &x3)), &g8);
         Self { x: x3, y: y3, z: z3 }
     }
@@ -147,6 +146,8 @@ fn signed_entry_vartime<const L: usize>(c: &CurveDef<L>, e: &AffineMonty<L>, d: 
 }
 
 /// `u₁·G + u₂·Q` for each job of a chunk.
+/// Inlined so that a compile-time `c` folds into the field arithmetic (see `ecc::CurveSpec`).
+#[inline(always)]
 pub fn mul_double_chunk_vartime<const L: usize>(
     c: &CurveDef<L>,
     g: &CombTable<L>,
@@ -174,39 +175,39 @@ pub fn mul_double_chunk_vartime<const L: usize>(
     }
     let affine = batch_normalize(c, &proj);
 
-    jobs.iter()
-        .zip(&q_tables)
-        .map(|(job, qt)| {
-            let naf1 = wnaf_vartime(&job.u1, wg, bits);
-            let naf2 = match qt {
-                Some(_) => wnaf_vartime(&job.u2, W_Q, bits),
-                None => vec![0; bits + 1],
-            };
-            let q_entry = |d: i32| -> AffineMonty<L> {
-                let idx = ((d.unsigned_abs() - 1) / 2) as usize;
-                let off = qt.expect("Q table exists where u₂'s wNAF is non-zero");
-                let e = if idx == 0 { job.q.expect("Q") } else { affine[off + idx - 1].0 };
-                signed_entry_vartime(c, &e, d)
-            };
-            let top = (0..=bits).rev().find(|&i| naf1[i] != 0 || naf2[i] != 0);
-            let mut acc = JacobianPoint::identity(c);
-            if let Some(top) = top {
-                for i in (0..=top).rev() {
-                    acc = acc.double_vartime(c);
-                    let d1 = naf1[i];
-                    if d1 != 0 {
-                        let e = g.entry_vartime(0, d1.unsigned_abs() as usize);
-                        acc = acc.add_affine_vartime(&signed_entry_vartime(c, e, d1), c);
-                    }
-                    let d2 = naf2[i];
-                    if d2 != 0 {
-                        acc = acc.add_affine_vartime(&q_entry(d2), c);
-                    }
-                }
+    // Plain loops, no closures: `c` must stay a compile-time constant (see `ecc::CurveSpec`).
+    let mut out = Vec::with_capacity(jobs.len());
+    for (job, qt) in jobs.iter().zip(&q_tables) {
+        let naf1 = wnaf_vartime(&job.u1, wg, bits);
+        let naf2 = match qt {
+            Some(_) => wnaf_vartime(&job.u2, W_Q, bits),
+            None => vec![0; bits + 1],
+        };
+        // digits up to the highest non-zero one of either scalar
+        let len = (0..=bits).rev().find(|&i| naf1[i] != 0 || naf2[i] != 0).map_or(0, |top| top + 1);
+        let mut acc = JacobianPoint::identity(c);
+        for i in (0..len).rev() {
+            acc = acc.double_vartime(c);
+            let d1 = naf1[i];
+            if d1 != 0 {
+                let e = g.entry_vartime(0, d1.unsigned_abs() as usize);
+                acc = acc.add_affine_vartime(&signed_entry_vartime(c, e, d1), c);
             }
-            acc.to_projective(c)
-        })
-        .collect()
+            let d2 = naf2[i];
+            if d2 != 0 {
+                // |d2| = 2·idx + 1: Q itself, or entry idx − 1 of this job's affine table
+                let idx = ((d2.unsigned_abs() - 1) / 2) as usize;
+                let e = match (idx, qt) {
+                    (0, _) => job.q.expect("u₂ has digits only where Q is given"),
+                    (_, Some(off)) => affine[off + idx - 1].0,
+                    (_, None) => unreachable!("u₂ has digits only where Q has a table"),
+                };
+                acc = acc.add_affine_vartime(&signed_entry_vartime(c, &e, d2), c);
+            }
+        }
+        out.push(acc.to_projective(c));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -30,16 +30,14 @@ fn lookup<const L: usize>(c: &CurveDef<L>, table: &[ProjectivePoint<L>; HALF], m
 }
 
 /// `k·Q` for `k < n`; `q_identity` all-ones means `Q = O` (then `q` is ignored).
+/// Inlined so that a compile-time `c` folds into the field arithmetic (see `ecc::CurveSpec`).
+#[inline(always)]
 pub fn mul<const L: usize>(c: &CurveDef<L>, q: &AffineMonty<L>, q_identity: u64, k: &Uint<L>) -> ProjectivePoint<L> {
     let id = ProjectivePoint::identity(c);
     let q1 = ProjectivePoint::select(&ProjectivePoint::from_affine(q, c), &id, q_identity);
     let mut table = [q1; HALF];
     for j in 2..=HALF {
-        table[j - 1] = if j % 2 == 0 {
-            table[j / 2 - 1].double(c)
-        } else {
-            table[j - 2].add_mixed(q, q_identity, c)
-        };
+        table[j - 1] = if j % 2 == 0 { table[j / 2 - 1].double(c) } else { table[j - 2].add_mixed(q, q_identity, c) };
     }
     let windows = booth_windows(c.curve.bits(), W);
     let (mag, neg) = booth_digit(k, windows - 1, W);
@@ -73,7 +71,14 @@ mod tests {
         let g2 = batch_normalize(c, &[ProjectivePoint::from_affine(&g, c).double(c)])[0].0;
         let n = *c.n.modulus();
         let n1 = n.sbb(&Uint::ONE).0;
-        let ks = [Uint::ZERO, Uint::ONE, Uint::from_limbs(&[2]).unwrap(), Uint::from_limbs(&[17]).unwrap(), n1, Uint([0x0123_4567_89ab_cdef, 5, 0, 0, u64::MAX, 7])];
+        let ks = [
+            Uint::ZERO,
+            Uint::ONE,
+            Uint::from_limbs(&[2]).unwrap(),
+            Uint::from_limbs(&[17]).unwrap(),
+            n1,
+            Uint([0x0123_4567_89ab_cdef, 5, 0, 0, u64::MAX, 7]),
+        ];
         for k in ks {
             let want = batch_normalize(c, &[t.mul(c, &k)])[0];
             let got = batch_normalize(c, &[mul(c, &g, 0, &k)])[0];
