@@ -20,6 +20,7 @@
 #![forbid(unsafe_code)]
 
 pub mod backend;
+mod batch;
 pub mod ecdsa;
 pub mod encoding;
 pub mod hash;

@@ -23,6 +23,7 @@ use zeroize::Zeroizing;
 pub use key::{curve_oid, EcdsaPrivateKey, EcdsaPublicKey};
 pub use signature::EcdsaSignature;
 
+use crate::batch::{check_not_empty, os_seeded_rng};
 use crate::hash::HashAlg;
 
 /// How nonces are made.
@@ -77,7 +78,7 @@ impl EcdsaPrivateKey {
         nonce: NonceMode,
     ) -> Result<Vec<JobResult<EcdsaSignature>>, Error> {
         let jobs: Vec<EcdsaSignJob<'_>> = digests.iter().map(|d| EcdsaSignJob { key: self, digest: d }).collect();
-        sign_batch(backend, hash, &jobs, nonce, &mut crate::rsa::os_seeded_rng()?)
+        sign_batch(backend, hash, &jobs, nonce, &mut os_seeded_rng()?)
     }
 }
 
@@ -112,13 +113,6 @@ impl EcdsaPublicKey {
             .collect();
         verify_batch(backend, hash, &jobs)
     }
-}
-
-fn check_not_empty(len: usize) -> Result<(), Error> {
-    if len == 0 {
-        return Err(Error::EmptyBatch);
-    }
-    batch_core::backend::check_batch(len, &[])
 }
 
 /// Signs a multi-key batch (keys may be on different curves: one backend call per curve).

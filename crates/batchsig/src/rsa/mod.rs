@@ -17,12 +17,13 @@ pub mod padding;
 
 use batch_core::num::{limbs_from_be_bytes, limbs_to_be_bytes, DynMonty};
 use batch_core::{Backend, Error, JobResult, ModexpJob};
-use rand_core::{CryptoRngCore, SeedableRng};
+use rand_core::CryptoRngCore;
 use rayon::prelude::*;
 use zeroize::Zeroizing;
 
 pub use key::{RsaPrivateKey, RsaPublicKey, MAX_MODULUS_BITS, MIN_MODULUS_BITS};
 
+use crate::batch::{check_not_empty, os_seeded_rng};
 use crate::hash::HashAlg;
 
 /// The signature encoding.
@@ -124,18 +125,6 @@ impl RsaPublicKey {
             .collect();
         verify_batch(backend, scheme, &jobs)
     }
-}
-
-/// A ChaCha20 generator seeded from the operating system.
-pub(crate) fn os_seeded_rng() -> Result<rand_chacha::ChaCha20Rng, Error> {
-    rand_chacha::ChaCha20Rng::from_rng(rand_core::OsRng).map_err(|e| Error::Rng(e.to_string()))
-}
-
-fn check_not_empty(len: usize) -> Result<(), Error> {
-    if len == 0 {
-        return Err(Error::EmptyBatch);
-    }
-    batch_core::backend::check_batch(len, &[])
 }
 
 /// Distinct keys of a batch (by address) and each job's key index.
@@ -374,14 +363,6 @@ pub fn verify_batch(
             }
         })
         .collect())
-}
-
-/// Checks one RSA key pair in the backend-independent way, for callers that want a single
-/// known-answer self-test (sign and verify one digest).
-pub fn self_test(backend: &dyn Backend, key: &RsaPrivateKey) -> Result<(), Error> {
-    let scheme = RsaScheme::pkcs1v15(HashAlg::Sha256);
-    let sig = key.sign_batch(backend, scheme, &[b"batchsig self-test"])?.remove(0)?;
-    key.public.verify_batch(backend, scheme, &[b"batchsig self-test"], &[&sig])?.remove(0)
 }
 
 #[allow(dead_code)]
