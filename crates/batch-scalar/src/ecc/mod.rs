@@ -22,6 +22,7 @@
 
 pub mod comb;
 pub mod point;
+pub mod recoding;
 pub mod straus;
 pub mod varbase;
 

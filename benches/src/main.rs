@@ -1,0 +1,294 @@
+//! `batch-speed`: sign/s and verify/s of every backend, `openssl speed` measured beside it in
+//! the same run, and the comparison at equal security levels. See the README for the output
+//! and the `--json` fields.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use batch_bench::alg::Alg;
+use batch_bench::measure::{self, CellResult, Op, Workload};
+use batch_bench::report::{self, BackendInfo, Config, Record, Report, SweepRecord};
+use batch_bench::{machine, openssl, plot, SWEEP_SIZES};
+use batch_core::{Availability, Backend};
+use clap::{Parser, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum OpensslMode {
+    /// Run `openssl speed` when the `openssl` command is there.
+    Auto,
+    Off,
+}
+
+/// Batch RSA/ECDSA throughput per backend, beside `openssl speed`, at equal security levels.
+#[derive(Debug, Parser)]
+#[command(name = "batch-speed", version)]
+struct Args {
+    /// Backends to measure: comma-separated names (scalar, avx2, wgpu, …) or `all`.
+    #[arg(long, default_value = "all")]
+    backends: String,
+    /// Algorithms: rsa2048, rsa3072, rsa4096, rsa7680, rsa15360, ecdsap256, ecdsap384,
+    /// ecdsap521, `common` (rsa2048–4096 and the three curves) or `all`.
+    #[arg(long, default_value = "common")]
+    algs: String,
+    /// Jobs per batch.
+    #[arg(long, default_value_t = 4096)]
+    batch: usize,
+    /// Seconds per cell (and per `openssl speed` run).
+    #[arg(long, default_value_t = 3.0)]
+    seconds: f64,
+    /// Worker threads (default: every logical core); OpenSSL runs with `-multi` of this.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Measure OpenSSL in the same run.
+    #[arg(long, value_enum, default_value = "auto")]
+    openssl: OpensslMode,
+    /// Write the results as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Draw an SVG chart here (ops/s per backend per algorithm; with --sweep, ops/s by batch size).
+    #[arg(long)]
+    plot: Option<PathBuf>,
+    /// Also measure throughput over batch sizes (see --sweep-sizes).
+    #[arg(long)]
+    sweep: bool,
+    /// Batch sizes of --sweep.
+    #[arg(long, value_delimiter = ',', default_values_t = SWEEP_SIZES)]
+    sweep_sizes: Vec<usize>,
+}
+
+fn select_backends(spec: &str) -> Result<Vec<Arc<dyn Backend>>, String> {
+    let all = batchsig::backend::all_backends();
+    if spec.trim() == "all" {
+        return Ok(all);
+    }
+    let known: Vec<&str> = all.iter().map(|b| b.name()).collect();
+    let mut out: Vec<Arc<dyn Backend>> = Vec::new();
+    for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match all.iter().find(|b| b.name() == name) {
+            Some(b) if !out.iter().any(|o| o.name() == name) => out.push(b.clone()),
+            Some(_) => {}
+            None => return Err(format!("unknown backend {name:?}; this build knows {}", known.join(", "))),
+        }
+    }
+    if out.is_empty() {
+        return Err("no backend given".into());
+    }
+    Ok(out)
+}
+
+fn progress(total: u64) -> ProgressBar {
+    // indicatif draws nothing when stderr is not a terminal.
+    let pb = ProgressBar::new(total);
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .expect("static template")
+            .progress_chars("=> "),
+    );
+    pb
+}
+
+fn record(backend: &str, alg: Alg, op: Op, threads: usize, requested: usize, cell: Result<CellResult, String>) -> Record {
+    let (ops, seconds, batch, rate, error) = match cell {
+        Ok(c) => (c.ops, c.seconds, c.batch, Some(c.ops_per_sec()), None),
+        Err(e) => (0, 0.0, requested, None, Some(e)),
+    };
+    Record {
+        backend: backend.to_string(),
+        algorithm: alg.name(),
+        operation: op.name(),
+        batch,
+        batch_capped: batch < requested,
+        threads,
+        ops_per_sec: rate,
+        ops,
+        seconds,
+        openssl_ops_per_sec: None,
+        ratio_to_openssl: None,
+        security_bits: alg.security_bits(),
+        error,
+        alg,
+        op,
+    }
+}
+
+fn run(args: Args) -> Result<bool, String> {
+    let algs = Alg::parse_list(&args.algs)?;
+    let backends = select_backends(&args.backends)?;
+    if args.batch == 0 {
+        return Err("--batch must be at least 1".into());
+    }
+    if !(args.seconds > 0.0 && args.seconds.is_finite()) {
+        return Err("--seconds must be a positive number".into());
+    }
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| format!("thread pool: {e}"))?;
+    let reference = batch_scalar::ScalarBackend::new();
+
+    let infos: Vec<BackendInfo> = backends
+        .iter()
+        .map(|b| match b.availability() {
+            Availability::Available => BackendInfo { name: b.name().into(), available: true, description: b.description() },
+            Availability::Unavailable(why) => BackendInfo { name: b.name().into(), available: false, description: why },
+        })
+        .collect();
+    let use_openssl = args.openssl == OpensslMode::Auto && openssl::version().is_ok();
+    let mut rep = Report {
+        tool: "batch-speed",
+        version: env!("CARGO_PKG_VERSION"),
+        unix_time: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        machine: machine::describe(&batchsig::backend::all_backends()),
+        config: Config {
+            batch: args.batch,
+            seconds: args.seconds,
+            threads,
+            algorithms: algs.iter().map(|a| a.name()).collect(),
+            openssl: use_openssl,
+        },
+        backends: infos.clone(),
+        results: Vec::new(),
+        sweep: Vec::new(),
+        tls: Vec::new(),
+    };
+    print!("{}", report::header(&rep));
+
+    let live: Vec<&Arc<dyn Backend>> = backends.iter().filter(|b| b.availability().is_available()).collect();
+    let cells = (live.len() * algs.len() * 2 + if use_openssl { algs.len() } else { 0 }) as u64;
+    let pb = progress(cells);
+    for &alg in &algs {
+        let work = Workload::new(alg);
+        for b in &live {
+            pb.set_message(format!("{} {}", b.name(), alg.name()));
+            let (sign, verify) = pool.install(|| {
+                measure::run_alg(b.as_ref(), &reference, &work, args.batch, args.seconds, threads, |_| pb.inc(1))
+            });
+            rep.results.push(record(b.name(), alg, Op::Sign, threads, args.batch, sign));
+            rep.results.push(record(b.name(), alg, Op::Verify, threads, args.batch, verify));
+        }
+        if use_openssl {
+            // Right after our cells for this algorithm, so both see the same machine load.
+            pb.set_message(format!("openssl {}", alg.name()));
+            match openssl::speed(alg, args.seconds, threads) {
+                Ok(f) => {
+                    for r in rep.results.iter_mut().filter(|r| r.alg == alg) {
+                        let o = if r.op == Op::Sign { f.sign_per_sec } else { f.verify_per_sec };
+                        r.openssl_ops_per_sec = Some(o);
+                        r.ratio_to_openssl = r.ops_per_sec.map(|x| x / o);
+                    }
+                }
+                Err(e) => pb.println(format!("openssl {}: {e}", alg.name())),
+            }
+            pb.inc(1);
+        }
+    }
+    pb.finish_and_clear();
+
+    for b in &infos {
+        print!("{}", report::backend_table(&rep, b, &algs));
+    }
+    println!("\nequal security (NIST SP 800-57 Part 1, Table 2), sign/s and verify/s ratios:");
+    for b in infos.iter().filter(|b| b.available) {
+        println!("{}:", b.name);
+        print!("{}", report::equal_security(&rep, Some(&b.name)));
+    }
+    if use_openssl {
+        println!("openssl (same run):");
+        print!("{}", report::equal_security(&rep, None));
+    }
+
+    if args.sweep {
+        let sizes: Vec<usize> = args.sweep_sizes.iter().copied().filter(|&n| n > 0).collect();
+        run_sweep(&mut rep, &live, &reference, &algs, &sizes, args.seconds, &pool);
+        print!("{}", report::sweep_table(&rep, &sizes));
+    }
+
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&rep).map_err(|e| format!("json: {e}"))?;
+        std::fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(path) = &args.plot {
+        if args.sweep {
+            plot::sweep(&rep, path)?;
+        } else {
+            plot::bars(&rep, &algs, path)?;
+        }
+        eprintln!("wrote {}", path.display());
+    }
+    let failed = rep.results.iter().any(|r| r.error.is_some()) || rep.sweep.iter().any(|p| p.note.as_deref().is_some_and(|n| n.starts_with("FAILED")));
+    Ok(!failed)
+}
+
+/// Throughput over batch sizes. A size whose one batch would take more than twice
+/// `--seconds` (estimated from the previous size) is skipped and marked.
+fn run_sweep(
+    rep: &mut Report,
+    live: &[&Arc<dyn Backend>],
+    reference: &dyn Backend,
+    algs: &[Alg],
+    sizes: &[usize],
+    secs: f64,
+    pool: &rayon::ThreadPool,
+) {
+    let threads = rep.config.threads;
+    let pb = progress((live.len() * algs.len() * sizes.len() * 2) as u64);
+    for &alg in algs {
+        let work = Workload::new(alg);
+        let sigs = pool.install(|| work.sign(reference, &measure::messages(256)));
+        for b in live {
+            for op in Op::BOTH {
+                let mut rate: Option<f64> = None;
+                for &n in sizes {
+                    pb.set_message(format!("sweep {} {} {} ×{n}", b.name(), alg.name(), op.name()));
+                    let (ops, note) = match (&sigs, rate) {
+                        (Err(e), _) => (None, Some(format!("FAILED: reference sign: {e}"))),
+                        (_, Some(r)) if n as f64 / r > 2.0 * secs => {
+                            (None, Some(format!("skipped: one batch ≈ {:.0} s", n as f64 / r)))
+                        }
+                        (Ok(pool_sigs), _) => {
+                            match pool.install(|| measure::sweep_point(b.as_ref(), reference, &work, op, n, secs, pool_sigs)) {
+                                Ok(c) => (Some(c.ops_per_sec()), None),
+                                Err(e) => (None, Some(format!("FAILED: {e}"))),
+                            }
+                        }
+                    };
+                    if ops.is_some() {
+                        rate = ops;
+                    }
+                    rep.sweep.push(SweepRecord {
+                        backend: b.name().into(),
+                        algorithm: alg.name(),
+                        operation: op.name(),
+                        batch: n,
+                        threads,
+                        ops_per_sec: ops,
+                        note,
+                        alg,
+                        op,
+                    });
+                    pb.inc(1);
+                }
+            }
+        }
+    }
+    pb.finish_and_clear();
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => {
+            eprintln!("batch-speed: some cells failed their output checks (see the notes above)");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("batch-speed: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
