@@ -12,6 +12,7 @@ use batch_bench::measure::{self, CellResult, Op, Workload};
 use batch_bench::report::{self, BackendInfo, Config, Record, Report, SweepRecord};
 use batch_bench::{machine, openssl, plot, SWEEP_SIZES};
 use batch_core::{Availability, Backend};
+use batchsig::tls::{self, KexGroup, Suite, TlsSimConfig, TlsSimReport};
 use clap::{Parser, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -57,6 +58,39 @@ struct Args {
     /// Batch sizes of --sweep.
     #[arg(long, value_delimiter = ',', default_values_t = SWEEP_SIZES)]
     sweep_sizes: Vec<usize>,
+    /// Also simulate TLS 1.3 full handshakes: handshakes/s per suite, side and backend.
+    #[arg(long)]
+    tls: bool,
+    /// Certificate types for --tls: rsa2048, rsa3072, rsa4096, rsa7680, rsa15360, p256, p384,
+    /// p521 (or the TLS scheme names), `common` (the default) or `all`.
+    #[arg(long, default_value = "common")]
+    tls_suites: String,
+    /// Concurrent handshakes per --tls run (each step is one batch of this many jobs).
+    #[arg(long, default_value_t = 1024)]
+    tls_handshakes: usize,
+    /// Certificate signatures the client verifies per handshake (leaf + intermediates).
+    #[arg(long, default_value_t = 2)]
+    tls_chain_depth: usize,
+    /// ECDHE group for --tls: p256, p384 or p521.
+    #[arg(long, default_value = "p256")]
+    tls_kex: String,
+}
+
+fn parse_suites(spec: &str) -> Result<Vec<Suite>, String> {
+    let mut out = Vec::new();
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part {
+            "common" => out.extend(Suite::COMMON),
+            "all" => out.extend(Suite::ALL),
+            p => out.push(Suite::from_name(p).ok_or_else(|| format!("unknown TLS suite {p:?}"))?),
+        }
+    }
+    if out.is_empty() {
+        return Err("no TLS suite given".into());
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
 }
 
 fn select_backends(spec: &str) -> Result<Vec<Arc<dyn Backend>>, String> {
@@ -123,6 +157,15 @@ fn run(args: Args) -> Result<bool, String> {
     if !(args.seconds > 0.0 && args.seconds.is_finite()) {
         return Err("--seconds must be a positive number".into());
     }
+    let tls_plan = if args.tls {
+        let kex = KexGroup::from_name(&args.tls_kex).ok_or_else(|| format!("unknown key-exchange group {:?}", args.tls_kex))?;
+        if args.tls_handshakes == 0 {
+            return Err("--tls-handshakes must be at least 1".into());
+        }
+        Some((parse_suites(&args.tls_suites)?, kex))
+    } else {
+        None
+    };
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -207,6 +250,11 @@ fn run(args: Args) -> Result<bool, String> {
         print!("{}", report::sweep_table(&rep, &sizes));
     }
 
+    let mut tls_failed = false;
+    if let Some((suites, kex)) = &tls_plan {
+        tls_failed = run_tls(&mut rep, &live, suites, *kex, &args, &pool);
+    }
+
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&rep).map_err(|e| format!("json: {e}"))?;
         std::fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
@@ -220,7 +268,7 @@ fn run(args: Args) -> Result<bool, String> {
         }
         eprintln!("wrote {}", path.display());
     }
-    let failed = rep.results.iter().any(|r| r.error.is_some()) || rep.sweep.iter().any(|p| p.note.as_deref().is_some_and(|n| n.starts_with("FAILED")));
+    let failed = tls_failed || rep.results.iter().any(|r| r.error.is_some()) || rep.sweep.iter().any(|p| p.note.as_deref().is_some_and(|n| n.starts_with("FAILED")));
     Ok(!failed)
 }
 
@@ -277,6 +325,74 @@ fn run_sweep(
         }
     }
     pb.finish_and_clear();
+}
+
+/// `--tls`: one simulation per backend and suite; prints the handshake table and the
+/// per-level comparison, and adds one JSON record per side. Returns whether any run failed.
+fn run_tls(
+    rep: &mut Report,
+    live: &[&Arc<dyn Backend>],
+    suites: &[Suite],
+    kex: KexGroup,
+    args: &Args,
+    pool: &rayon::ThreadPool,
+) -> bool {
+    let pb = progress((live.len() * suites.len()) as u64);
+    let mut reports: Vec<TlsSimReport> = Vec::new();
+    let mut failed = false;
+    for b in live {
+        for &suite in suites {
+            pb.set_message(format!("tls {} {}", b.name(), suite.name()));
+            let mut config = TlsSimConfig::new(suite, args.tls_handshakes);
+            config.kex = kex;
+            config.chain_depth = args.tls_chain_depth;
+            match pool.install(|| tls::simulate(b.as_ref(), &config)) {
+                // Nothing was corrupted on purpose: any failed handshake is a backend fault.
+                Ok(r) if r.failed > 0 => {
+                    pb.println(format!("tls {} {}: FAILED — {} handshakes failed their checks", b.name(), suite.name(), r.failed));
+                    failed = true;
+                }
+                Ok(r) => reports.push(r),
+                Err(e) => {
+                    pb.println(format!("tls {} {}: FAILED — {e}", b.name(), suite.name()));
+                    failed = true;
+                }
+            }
+            pb.inc(1);
+        }
+    }
+    pb.finish_and_clear();
+    println!("\nTLS 1.3 full handshakes ({} ECDHE, chain depth {}, {} concurrent), public-key work only:", kex.name(), args.tls_chain_depth, args.tls_handshakes);
+    print!("{}", tls::format_table(&reports));
+    println!("cheaper certificate per security level:");
+    print!("{}", tls::format_comparison(&tls::compare_security_levels(&reports)));
+    let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
+    for r in &reports {
+        for side in [&r.server, &r.client] {
+            let c = &side.per_handshake;
+            rep.tls.push(serde_json::json!({
+                "backend": r.backend,
+                "suite": r.suite.name(),
+                "certificate": r.suite.certificate_type(),
+                "security_bits": r.suite.security_bits(),
+                "kex": r.kex.name(),
+                "side": side.side.name(),
+                "handshakes_per_sec": side.handshakes_per_sec,
+                "handshakes": r.handshakes,
+                "chain_depth": r.chain_depth,
+                "threads": rep.config.threads,
+                "us_per_handshake": {
+                    "key_share": us(c.key_share),
+                    "ecdh": us(c.ecdh),
+                    "sign": us(c.sign),
+                    "verify": us(c.verify),
+                    "chain": us(c.chain),
+                },
+                "failed": r.failed,
+            }));
+        }
+    }
+    failed
 }
 
 fn main() -> ExitCode {

@@ -68,6 +68,7 @@ pub fn bars(r: &Report, algs: &[Alg], path: &Path) -> PlotResult {
                     String::new()
                 }
             })
+            .y_label_formatter(&|y| format!("{y:.0}"))
             .y_desc(format!("{}/s (log)", op.name()))
             .draw()
             .map_err(err)?;
@@ -89,7 +90,13 @@ pub fn bars(r: &Report, algs: &[Alg], path: &Path) -> PlotResult {
                 .label(s.as_str())
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
         }
-        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw().map_err(err)?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
     }
     root.present().map_err(err)
 }
@@ -113,7 +120,11 @@ pub fn sweep(r: &Report, path: &Path) -> PlotResult {
             .y_label_area_size(70)
             .build_cartesian_2d((bmin..bmax).log_scale(), (lo..hi).log_scale())
             .map_err(err)?;
-        chart.configure_mesh().x_desc("batch size (log)").y_desc(format!("{}/s (log)", op.name())).draw().map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .x_desc("batch size (log)").y_desc(format!("{}/s (log)", op.name())).draw().map_err(err)?;
         for (j, (b, alg)) in keys.iter().enumerate() {
             let pts: Vec<(f64, f64)> = r
                 .sweep

@@ -81,3 +81,28 @@ fn bad_flags_are_clear_errors() {
         assert!(err.contains(expect), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn tls_adds_handshake_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("tls.json");
+    let out = batch_speed()
+        .args(["--backends", "scalar", "--algs", "ecdsap256", "--batch", "2", "--seconds", "0.02", "--openssl", "off"])
+        .args(["--tls", "--tls-suites", "p256,rsa2048", "--tls-handshakes", "4", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("TLS 1.3 full handshakes") && stdout.contains("ecdsa_secp256r1_sha256"), "{stdout}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let tls = v["tls"].as_array().unwrap();
+    assert_eq!(tls.len(), 4, "2 suites × server/client");
+    for r in tls {
+        assert_eq!(r["backend"], "scalar");
+        assert!(["ecdsa_secp256r1_sha256", "rsa_pss_rsae_sha256/rsa2048"].contains(&r["suite"].as_str().unwrap()), "{r}");
+        assert!(["server", "client"].contains(&r["side"].as_str().unwrap()));
+        assert!(r["handshakes_per_sec"].as_f64().unwrap() > 0.0);
+        assert_eq!(r["failed"], 0);
+    }
+}
