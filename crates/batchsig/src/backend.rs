@@ -1,12 +1,14 @@
-//! Backend registry and selection.
+//! Backend registry and selection, including [`AutoBackend`]: each operation on the backend
+//! measured fastest for it.
 
 use std::sync::Arc;
 
-use batch_core::Backend;
+use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
 
-/// Every backend this build knows, available or not (check [`Backend::availability`]).
+/// Every backend this build knows, available or not (check [`Backend::availability`]):
+/// `scalar`, `avx2` (unavailable on CPUs without AVX2 and on other targets) and `auto`.
 pub fn all_backends() -> Vec<Arc<dyn Backend>> {
-    vec![Arc::new(batch_scalar::ScalarBackend::new())]
+    vec![Arc::new(batch_scalar::ScalarBackend::new()), Arc::new(batch_avx2::Avx2Backend::new()), Arc::new(AutoBackend::measured())]
 }
 
 /// Looks a backend up by its [`Backend::name`].
@@ -14,11 +16,141 @@ pub fn by_name(name: &str) -> Option<Arc<dyn Backend>> {
     all_backends().into_iter().find(|b| b.name() == name)
 }
 
-/// The backend to use when the caller has no preference: the first available one, in the
-/// order of [`all_backends`] (scalar is always available).
+/// The backend to use when the caller has no preference: [`AutoBackend::measured`], which
+/// runs each operation on the fastest backend available here (scalar when nothing else is).
 pub fn default_backend() -> Arc<dyn Backend> {
-    all_backends()
-        .into_iter()
-        .find(|b| b.availability().is_available())
-        .expect("the scalar backend is always available")
+    Arc::new(AutoBackend::measured())
+}
+
+/// One kind of backend call, for routing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operation {
+    Modexp,
+    ModexpVartime,
+    MulBase(Curve),
+    MulPoint(Curve),
+    MulDoubleVartime(Curve),
+}
+
+/// Sends each operation to a chosen backend; anything without a route goes to the fallback.
+/// A route whose backend is unavailable here falls back too, so the same table works on
+/// every CPU. Results are identical whichever backend runs an operation (the equivalence
+/// tests hold every backend to the scalar one), so routing changes speed only.
+#[derive(Clone)]
+pub struct AutoBackend {
+    fallback: Arc<dyn Backend>,
+    routes: Vec<(Operation, Arc<dyn Backend>)>,
+}
+
+impl core::fmt::Debug for AutoBackend {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("AutoBackend").field("routes", &self.description()).finish()
+    }
+}
+
+impl AutoBackend {
+    /// Routes `routes`, everything else to `fallback` (which must be available).
+    pub fn new(fallback: Arc<dyn Backend>, routes: Vec<(Operation, Arc<dyn Backend>)>) -> Self {
+        let routes = routes.into_iter().filter(|(_, b)| b.availability().is_available()).collect();
+        Self { fallback, routes }
+    }
+
+    /// The routing measured on this project's reference machine (docs/PERF.md, "AVX2 vs
+    /// scalar"): AVX2 for modular exponentiation (1.5–1.85× scalar per core at 1024–4096
+    /// bits), for `k·G` on P-384 (1.36×) and `k·Q` on P-384/P-521 (2.2×/1.1×); scalar for
+    /// the P-256 and P-521 fixed-base work (0.94×/1.0×) and for every `u₁·G + u₂·Q`, where
+    /// four lanes in lockstep lose the scalar wNAF's skipped additions (0.5–0.93×).
+    pub fn measured() -> Self {
+        let avx2: Arc<dyn Backend> = Arc::new(batch_avx2::Avx2Backend::new());
+        Self::new(
+            Arc::new(batch_scalar::ScalarBackend::new()),
+            vec![
+                (Operation::Modexp, avx2.clone()),
+                (Operation::ModexpVartime, avx2.clone()),
+                (Operation::MulBase(Curve::P384), avx2.clone()),
+                (Operation::MulPoint(Curve::P384), avx2.clone()),
+                (Operation::MulPoint(Curve::P521), avx2),
+            ],
+        )
+    }
+
+    /// The backend that runs `op`.
+    pub fn route(&self, op: Operation) -> &dyn Backend {
+        self.routes.iter().find(|(o, _)| *o == op).map_or(self.fallback.as_ref(), |(_, b)| b.as_ref())
+    }
+}
+
+impl Backend for AutoBackend {
+    fn name(&self) -> &'static str {
+        "auto"
+    }
+
+    fn description(&self) -> String {
+        let routes: Vec<String> = self.routes.iter().map(|(op, b)| format!("{op:?}→{}", b.name())).collect();
+        if routes.is_empty() {
+            format!("every operation on {}", self.fallback.name())
+        } else {
+            format!("per operation: {}; the rest on {}", routes.join(", "), self.fallback.name())
+        }
+    }
+
+    fn availability(&self) -> Availability {
+        self.fallback.availability()
+    }
+
+    fn modexp(&self, moduli: &[&[u64]], jobs: &[ModexpJob<'_>]) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        self.route(Operation::Modexp).modexp(moduli, jobs)
+    }
+
+    fn modexp_vartime(&self, moduli: &[&[u64]], jobs: &[ModexpJob<'_>]) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        self.route(Operation::ModexpVartime).modexp_vartime(moduli, jobs)
+    }
+
+    fn mul_base(&self, curve: Curve, scalars: &[EcUint]) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+        self.route(Operation::MulBase(curve)).mul_base(curve, scalars)
+    }
+
+    fn mul_point(&self, curve: Curve, points: &[AffinePoint], scalars: &[EcUint]) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+        self.route(Operation::MulPoint(curve)).mul_point(curve, points, scalars)
+    }
+
+    fn mul_double_vartime(
+        &self,
+        curve: Curve,
+        u1: &[EcUint],
+        u2: &[EcUint],
+        points: &[AffinePoint],
+    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+        self.route(Operation::MulDoubleVartime(curve)).mul_double_vartime(curve, u1, u2, points)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_fall_back_when_unavailable() {
+        let scalar: Arc<dyn Backend> = Arc::new(batch_scalar::ScalarBackend::new());
+        let avx2: Arc<dyn Backend> = Arc::new(batch_avx2::Avx2Backend::new());
+        let auto = AutoBackend::new(scalar, vec![(Operation::Modexp, avx2.clone())]);
+        let want = if avx2.availability().is_available() { "avx2" } else { "scalar" };
+        assert_eq!(auto.route(Operation::Modexp).name(), want);
+        assert_eq!(auto.route(Operation::MulBase(Curve::P256)).name(), "scalar");
+        assert!(auto.availability().is_available());
+    }
+
+    #[test]
+    fn auto_agrees_with_scalar() {
+        let scalar = batch_scalar::ScalarBackend::new();
+        batch_core::dev::check_backend_vs_reference(&scalar, &AutoBackend::measured(), &Curve::ALL, &[2048], &[0, 1, 5, 9], 77);
+    }
+
+    #[test]
+    fn registry_names_are_unique() {
+        let names: Vec<&str> = all_backends().iter().map(|b| b.name()).collect();
+        assert_eq!(names, ["scalar", "avx2", "auto"]);
+        assert_eq!(default_backend().name(), "auto");
+        assert!(by_name("avx2").is_some() && by_name("gpu9000").is_none());
+    }
 }

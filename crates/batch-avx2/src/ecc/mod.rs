@@ -1,0 +1,242 @@
+//! Elliptic-curve batches on P-256, P-384 and P-521: validation, grouping, affine results.
+//!
+//! Inputs and outputs are seam types; inside, each curve field is an `N`-digit 4-lane
+//! Montgomery field ([`Field4`]: `N` = 10, 15, 20, chosen so `2^(28·N)` leaves at least 20
+//! bits of room above `p` for lazy reduction). Each job is validated alone, in the scalar
+//! backend's order (`k·Q`: scalar, then point; `u₁·G + u₂·Q`: `u₁`, `u₂`, `Q`); a bad job gets
+//! its error and its lane computes a harmless stand-in (`k = 0`, `Q = O`). The batch is cut
+//! into chunks of [`CHUNK`] jobs spread over rayon; a chunk runs groups of four lanes (a last
+//! group of three padded with stand-ins), then makes every result affine with one inversion
+//! per lane. A remainder of one or two jobs goes to `batch-scalar`'s code instead: on P-256 a
+//! 4-lane group measured about as costly as four scalar jobs, so padding would waste time.
+//!
+//! - [`comb`]: `k·G`, signed windows over a per-process table; constant-time.
+//! - [`varbase`]: `k·Q`, fixed signed window over a per-group table; constant-time.
+//! - [`straus`]: `u₁·G + u₂·Q`, the comb plus fixed windows, summed (see there why).
+//! - [`point`]: complete Renes–Costello–Batina formulas, batch normalisation.
+
+pub mod comb;
+pub mod point;
+pub mod straus;
+pub mod varbase;
+
+use std::sync::OnceLock;
+
+use batch_core::backend::{check_point, check_scalar};
+use batch_core::curve::{CurveDef, P256, P384, P521};
+use batch_core::{AffinePoint, Curve, EcUint, Error, JobResult};
+use rayon::prelude::*;
+
+use crate::digits::{to_digits, ModulusDigits};
+use crate::field::{from_lanes, load, Field4, FieldConsts};
+use crate::simd::Avx2;
+use point::{batch_normalize, Affine4};
+
+/// Jobs per chunk (a multiple of four): one inversion per lane is shared by this many results.
+pub const CHUNK: usize = 64;
+
+/// Comb window width (the lookup reads `2^(w−1)` entries per window on every lane).
+pub const COMB_W: usize = 6;
+
+/// One curve's constants for the 4-lane code, built once per process.
+#[derive(Debug)]
+pub struct CurveConsts {
+    pub curve: Curve,
+    /// Digits per field element.
+    pub n: usize,
+    pub field: FieldConsts,
+    /// `p` for canonical conversions.
+    pub p: ModulusDigits,
+    /// `p − 2`, the Fermat inversion exponent.
+    pub p_minus_2: Vec<u64>,
+    pub comb_w: usize,
+    /// Window `i`, multiple `j`: `2N` digits (x then y) at `(i·2^(w−1) + j − 1)·2N`.
+    comb: Vec<u64>,
+}
+
+impl CurveConsts {
+    fn new<const L: usize>(c: &CurveDef<L>, n: usize) -> Self {
+        let p_limbs = c.p.modulus().0.to_vec();
+        let b = c.p.from_monty(&c.b).0.to_vec();
+        let p = ModulusDigits::new(&p_limbs, n).expect("curve primes are valid moduli");
+        let table = batch_scalar::ecc::comb::CombTable::new(c, COMB_W);
+        let half = 1usize << (COMB_W - 1);
+        let mut comb = Vec::with_capacity(table.windows() * half * 2 * n);
+        for i in 0..table.windows() {
+            for j in 1..=half {
+                let e = table.entry_vartime(i, j);
+                comb.extend(p.to_monty_digits(&c.fe_to_seam(&e.x).0));
+                comb.extend(p.to_monty_digits(&c.fe_to_seam(&e.y).0));
+            }
+        }
+        let mut p_minus_2 = p_limbs.clone();
+        p_minus_2[0] -= 2; // p is odd and > 2^64
+        Self { curve: c.curve, n, field: FieldConsts::new(&p_limbs, &b, n), p, p_minus_2, comb_w: COMB_W, comb }
+    }
+
+    /// `j·2^(w·i)·G`, `1 ≤ j ≤ 2^(w−1)`: x digits then y digits. Variable-time in `i`, `j`.
+    pub fn comb_entry(&self, i: usize, j: usize) -> &[u64] {
+        let at = ((i << (self.comb_w - 1)) + j - 1) * 2 * self.n;
+        &self.comb[at..at + 2 * self.n]
+    }
+}
+
+/// The constants for `curve`, built on first use.
+pub fn consts(curve: Curve) -> &'static CurveConsts {
+    static C256: OnceLock<CurveConsts> = OnceLock::new();
+    static C384: OnceLock<CurveConsts> = OnceLock::new();
+    static C521: OnceLock<CurveConsts> = OnceLock::new();
+    match curve {
+        Curve::P256 => C256.get_or_init(|| CurveConsts::new(&P256, 10)),
+        Curve::P384 => C384.get_or_init(|| CurveConsts::new(&P384, 15)),
+        Curve::P521 => C521.get_or_init(|| CurveConsts::new(&P521, 20)),
+    }
+}
+
+/// A job's inputs after validation (stand-ins for invalid jobs).
+#[derive(Clone, Copy, Debug)]
+pub struct EcJob {
+    pub k1: EcUint,
+    pub k2: EcUint,
+    pub q: AffinePoint,
+}
+
+const STAND_IN: EcJob = EcJob { k1: EcUint::ZERO, k2: EcUint::ZERO, q: AffinePoint::IDENTITY };
+
+/// Which operation a chunk runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Base,
+    Point,
+    DoubleVartime,
+}
+
+/// Jobs at the end of a batch that go to the scalar code: a remainder of one or two (a
+/// padded 4-lane group would cost about as much as three or four scalar jobs); a remainder
+/// of three runs as a padded group.
+fn scalar_tail(len: usize) -> usize {
+    match len % 4 {
+        r @ (1 | 2) => r,
+        _ => 0,
+    }
+}
+
+/// `k·G` for each scalar; constant-time in the scalars.
+pub fn mul_base(t: Avx2, curve: Curve, scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
+    let (scalars, tail) = scalars.split_at(scalars.len() - scalar_tail(scalars.len()));
+    let mut out = mul_base_avx2(t, curve, scalars);
+    out.extend(batch_scalar::ecc::mul_base(curve, tail));
+    out
+}
+
+/// `k·Q` for each pair; constant-time in the scalars and points.
+pub fn mul_point(t: Avx2, curve: Curve, points: &[AffinePoint], scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
+    let head = scalars.len() - scalar_tail(scalars.len());
+    let mut out = mul_point_avx2(t, curve, &points[..head], &scalars[..head]);
+    out.extend(batch_scalar::ecc::mul_point(curve, &points[head..], &scalars[head..]));
+    out
+}
+
+/// `u₁·G + u₂·Q` for each triple; variable-time (public inputs only).
+pub fn mul_double_vartime(
+    t: Avx2,
+    curve: Curve,
+    u1: &[EcUint],
+    u2: &[EcUint],
+    points: &[AffinePoint],
+) -> Vec<JobResult<AffinePoint>> {
+    let head = u1.len() - scalar_tail(u1.len());
+    let mut out = mul_double_avx2_vartime(t, curve, &u1[..head], &u2[..head], &points[..head]);
+    out.extend(batch_scalar::ecc::mul_double_vartime(curve, &u1[head..], &u2[head..], &points[head..]));
+    out
+}
+
+fn mul_base_avx2(t: Avx2, curve: Curve, scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
+    let cc = consts(curve); // built here, before the parallel part
+    // NOTE: `check_scalar` is variable-time; it leaks nothing useful about a valid k < n.
+    let jobs: Vec<Result<EcJob, Error>> =
+        scalars.iter().map(|k| check_scalar(curve, k).map(|()| EcJob { k1: *k, ..STAND_IN })).collect();
+    run(t, cc, Op::Base, jobs)
+}
+
+fn mul_point_avx2(t: Avx2, curve: Curve, points: &[AffinePoint], scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
+    let cc = consts(curve);
+    // NOTE: validation is variable-time (batch-core's checks), as in batch-scalar.
+    let jobs = points
+        .iter()
+        .zip(scalars)
+        .map(|(q, k)| {
+            check_scalar(curve, k).and_then(|()| check_point(curve, q)).map(|()| EcJob { k1: *k, q: *q, ..STAND_IN })
+        })
+        .collect();
+    run(t, cc, Op::Point, jobs)
+}
+
+fn mul_double_avx2_vartime(
+    t: Avx2,
+    curve: Curve,
+    u1: &[EcUint],
+    u2: &[EcUint],
+    points: &[AffinePoint],
+) -> Vec<JobResult<AffinePoint>> {
+    let cc = consts(curve);
+    let jobs = u1
+        .iter()
+        .zip(u2)
+        .zip(points)
+        .map(|((a, b), q)| {
+            check_scalar(curve, a)
+                .and_then(|()| check_scalar(curve, b))
+                .and_then(|()| check_point(curve, q))
+                .map(|()| EcJob { k1: *a, k2: *b, q: *q })
+        })
+        .collect();
+    run(t, cc, Op::DoubleVartime, jobs)
+}
+
+fn run(t: Avx2, cc: &'static CurveConsts, op: Op, jobs: Vec<Result<EcJob, Error>>) -> Vec<JobResult<AffinePoint>> {
+    jobs.par_chunks(CHUNK)
+        .flat_map_iter(|chunk| {
+            let mut inputs: Vec<EcJob> = chunk.iter().map(|j| *j.as_ref().unwrap_or(&STAND_IN)).collect();
+            inputs.resize(inputs.len().next_multiple_of(4), STAND_IN);
+            let pts = match cc.n {
+                10 => crate::simd::ec_chunk::<10>(t, cc, op, &inputs),
+                15 => crate::simd::ec_chunk::<15>(t, cc, op, &inputs),
+                20 => crate::simd::ec_chunk::<20>(t, cc, op, &inputs),
+                _ => unreachable!("curve widths are 10, 15, 20"),
+            };
+            chunk.iter().zip(pts).map(|(j, p)| j.as_ref().map(|_| p).map_err(Clone::clone)).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// One chunk (`inputs.len()` a multiple of four): affine results, one per input.
+#[target_feature(enable = "avx2")]
+pub fn ec_chunk_avx2<const N: usize>(cc: &CurveConsts, op: Op, inputs: &[EcJob]) -> Vec<AffinePoint> {
+    let f = Field4::<N>::new(&cc.field);
+    let mut pts = Vec::with_capacity(inputs.len() / 4);
+    for g in inputs.chunks_exact(4) {
+        let lanes = [&g[0], &g[1], &g[2], &g[3]];
+        let k1 = lanes.map(|j| &j.k1);
+        let pt = match op {
+            Op::Base => comb::mul(cc, &f, k1),
+            Op::Point | Op::DoubleVartime => {
+                // Q per lane into Montgomery form; identity lanes carry (0, 0) and a mask.
+                let xs = lanes.map(|j| to_digits(&j.q.x.0, N));
+                let ys = lanes.map(|j| to_digits(&j.q.y.0, N));
+                let q = Affine4 {
+                    x: f.to_monty(&load([&xs[0], &xs[1], &xs[2], &xs[3]])),
+                    y: f.to_monty(&load([&ys[0], &ys[1], &ys[2], &ys[3]])),
+                };
+                let q_id = from_lanes(lanes.map(|j| (j.q.infinity as u64).wrapping_neg()));
+                if op == Op::Point {
+                    varbase::mul(&f, cc.curve.bits(), &q, q_id, k1)
+                } else {
+                    straus::mul_double_vartime(cc, &f, k1, lanes.map(|j| &j.k2), &q, q_id)
+                }
+            }
+        };
+        pts.push(pt);
+    }
+    batch_normalize(&f, &cc.p, &cc.p_minus_2, &pts)
+}

@@ -1,0 +1,48 @@
+//! `k·G`, `k·Q` and `u₁·G + u₂·Q` on the AVX2 backend against the scalar backend through the
+//! shared helper: every curve, the batch sizes of `BATCH_SIZES` (0, 1, 3, 4, 5, 63, 64, 65,
+//! 257, 1023), edge scalars (0, 1, 2, n−1, n−2, (n−1)/2), the identity as a point and as a
+//! result, and invalid jobs (scalar = n, point off the curve) that must fail alone.
+mod common;
+
+use batch_core::dev::{check_backend_vs_reference, BATCH_SIZES};
+use batch_core::{AffinePoint, Backend, Curve, EcUint};
+use batch_scalar::ScalarBackend;
+
+#[test]
+fn ecc_vs_scalar_p256() {
+    let Some(b) = common::avx2_or_skip("ecc_vs_scalar_p256") else { return };
+    check_backend_vs_reference(&ScalarBackend::new(), &b, &[Curve::P256], &[], &BATCH_SIZES, 11);
+}
+
+#[test]
+fn ecc_vs_scalar_p384() {
+    let Some(b) = common::avx2_or_skip("ecc_vs_scalar_p384") else { return };
+    check_backend_vs_reference(&ScalarBackend::new(), &b, &[Curve::P384], &[], &BATCH_SIZES[..9], 12);
+}
+
+#[test]
+fn ecc_vs_scalar_p521() {
+    let Some(b) = common::avx2_or_skip("ecc_vs_scalar_p521") else { return };
+    check_backend_vs_reference(&ScalarBackend::new(), &b, &[Curve::P521], &[], &BATCH_SIZES[..8], 13);
+}
+
+/// Identity results from non-trivial inputs: `n−1·G + 1·G`, `k·O`, and `(n−1)·G` as `−G`.
+#[test]
+fn ecc_identity_results_vs_scalar() {
+    let Some(b) = common::avx2_or_skip("ecc_identity_results_vs_scalar") else { return };
+    let s = ScalarBackend::new();
+    for c in Curve::ALL {
+        let g = c.generator();
+        let n1 = EcUint::from_limbs(&batch_core::dev::from_big(&(batch_core::dev::to_big(&c.order().0) - 1u8), 9)).unwrap();
+        let one = EcUint::ONE;
+        let q = [g, AffinePoint::IDENTITY, g, g, g];
+        let u1 = [n1, one, EcUint::ZERO, n1, one];
+        let u2 = [one, n1, one, n1, n1];
+        let got = b.mul_double_vartime(c, &u1, &u2, &q).unwrap();
+        assert_eq!(got, s.mul_double_vartime(c, &u1, &u2, &q).unwrap(), "{c}");
+        assert_eq!(got[0], Ok(AffinePoint::IDENTITY), "{c}: (n−1)·G + G");
+        assert_eq!(got[4], Ok(AffinePoint::IDENTITY), "{c}: G + (n−1)·G");
+        assert_eq!(b.mul_point(c, &q, &u2).unwrap(), s.mul_point(c, &q, &u2).unwrap(), "{c}");
+        assert_eq!(b.mul_base(c, &u1).unwrap(), s.mul_base(c, &u1).unwrap(), "{c}");
+    }
+}
