@@ -173,13 +173,14 @@ fn run(args: Args) -> Result<bool, String> {
         .map_err(|e| format!("thread pool: {e}"))?;
     let reference = batch_scalar::ScalarBackend::new();
 
-    let infos: Vec<BackendInfo> = backends
+    // Described inside the pool, so thread counts in descriptions are the ones measured.
+    let infos: Vec<BackendInfo> = pool.install(|| backends
         .iter()
         .map(|b| match b.availability() {
             Availability::Available => BackendInfo { name: b.name().into(), available: true, description: b.description() },
             Availability::Unavailable(why) => BackendInfo { name: b.name().into(), available: false, description: why },
         })
-        .collect();
+        .collect());
     let use_openssl = args.openssl == OpensslMode::Auto && openssl::version().is_ok();
     let mut rep = Report {
         tool: "batch-speed",

@@ -230,7 +230,8 @@ pub fn run_alg(
     mut progress: impl FnMut(Op),
 ) -> (Result<CellResult, String>, Result<CellResult, String>) {
     // Probe: a small batch tells how large a batch fits the time.
-    let probe_n = batch.min(2 * threads.max(1));
+    // Whole 4-lane groups per thread, so SIMD backends are probed on their fast path.
+    let probe_n = batch.min(8 * threads.max(1));
     let probe_msgs = messages(probe_n);
     // Once cold (tables, thread start-up), then timed.
     if let Err(e) = work.sign(backend, &probe_msgs) {

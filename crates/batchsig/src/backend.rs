@@ -55,11 +55,12 @@ impl AutoBackend {
         Self { fallback, routes }
     }
 
-    /// The routing measured on this project's reference machine (docs/PERF.md, "AVX2 vs
-    /// scalar"): AVX2 for modular exponentiation (1.5–1.85× scalar per core at 1024–4096
-    /// bits), for `k·G` on P-384 (1.36×) and `k·Q` on P-384/P-521 (2.2×/1.1×); scalar for
-    /// the P-256 and P-521 fixed-base work (0.94×/1.0×) and for every `u₁·G + u₂·Q`, where
-    /// four lanes in lockstep lose the scalar wNAF's skipped additions (0.5–0.93×).
+    /// The routing measured on this project's reference machine (docs/PERF.md, 2026-11-30,
+    /// `batch-speed --threads 1`, batch 1024): AVX2 for modular exponentiation (RSA-2048 sign
+    /// 1.4–2.1× scalar), for every `k·G` (P-256 sign 1.36–1.6×; P-384 and P-521 at least on
+    /// par) and for `k·Q` on P-384/P-521 (2.2×/1.1× in `avx2bench`); scalar for `k·Q` on P-256
+    /// (a tie) and for every `u₁·G + u₂·Q`, where four lanes in lockstep lose the scalar
+    /// wNAF's skipped additions (ECDSA verify 0.45–0.8× scalar).
     pub fn measured() -> Self {
         let avx2: Arc<dyn Backend> = Arc::new(batch_avx2::Avx2Backend::new());
         Self::new(
@@ -67,7 +68,9 @@ impl AutoBackend {
             vec![
                 (Operation::Modexp, avx2.clone()),
                 (Operation::ModexpVartime, avx2.clone()),
+                (Operation::MulBase(Curve::P256), avx2.clone()),
                 (Operation::MulBase(Curve::P384), avx2.clone()),
+                (Operation::MulBase(Curve::P521), avx2.clone()),
                 (Operation::MulPoint(Curve::P384), avx2.clone()),
                 (Operation::MulPoint(Curve::P521), avx2),
             ],

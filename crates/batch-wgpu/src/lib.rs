@@ -1,0 +1,168 @@
+//! batch-wgpu: a GPU backend through wgpu's compute pipelines (Vulkan, GL, and — with the
+//! matching wgpu features — Metal and DX12).
+//!
+//! - [`modexp`]: batched modular exponentiation in WGSL (`shaders/bigint.wgsl`,
+//!   `montgomery.wgsl`, `modexp.wgsl`): 32-bit limbs with 16×16-bit partial products (WGSL
+//!   has no u64 and no multiply-high in its core), Montgomery CIOS on numbers kept in a storage
+//!   buffer, one invocation per job, fixed 4-bit windows with full-table `select` scans for
+//!   the constant-time path; each batch chunk runs as a short sequence of dispatches.
+//! - [`ecc`]: not implemented yet; the EC trait methods return [`Error::Unavailable`].
+//!
+//! The GPU context (instance, adapter, device, pipelines) is built on first use and reused;
+//! without an adapter the backend reports itself unavailable with the reason and every call
+//! fails for the batch — it never panics.
+#![forbid(unsafe_code)]
+
+mod context;
+pub mod ecc;
+pub mod modexp;
+pub mod shaders;
+
+use std::sync::{Arc, OnceLock};
+
+use batch_core::backend::check_batch;
+use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
+
+pub use context::WgpuOptions;
+/// The wgpu version this backend is built with (for [`WgpuOptions::backends`]).
+pub use wgpu;
+use context::GpuContext;
+
+/// The wgpu backend. Cheap to create; the device is opened on first use.
+#[derive(Clone)]
+pub struct WgpuBackend {
+    options: WgpuOptions,
+    context: Arc<OnceLock<Result<Arc<GpuContext>, String>>>,
+    max_chunk_jobs: Option<usize>,
+}
+
+impl core::fmt::Debug for WgpuBackend {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("WgpuBackend")
+            .field("options", &self.options)
+            .field("context", &self.context.get())
+            .field("max_chunk_jobs", &self.max_chunk_jobs)
+            .finish()
+    }
+}
+
+impl Default for WgpuBackend {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl WgpuBackend {
+    /// Adapter chosen by wgpu's environment variables (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`,
+    /// `WGPU_POWER_PREF`) or wgpu's default.
+    pub fn new() -> Self {
+        Self::with_options(WgpuOptions::from_env())
+    }
+
+    /// Explicit options (tests force backends, adapter names and small chunks).
+    pub fn with_options(options: WgpuOptions) -> Self {
+        Self { options, context: Arc::new(OnceLock::new()), max_chunk_jobs: None }
+    }
+
+    /// The same backend and device, with at most `jobs` jobs per dispatch below the device's
+    /// own limits (tests force small chunks to exercise the split path).
+    pub fn with_max_chunk_jobs(&self, jobs: usize) -> Self {
+        Self { max_chunk_jobs: Some(jobs.max(1)), ..self.clone() }
+    }
+
+    fn context(&self) -> Result<&Arc<GpuContext>, Error> {
+        self.context
+            .get_or_init(|| {
+                no_panic(|| GpuContext::new(&self.options).map_err(Error::Unavailable))
+                    .map_err(|e| match e {
+                        Error::Unavailable(why) => why,
+                        other => other.to_string(),
+                    })
+                    .map(Arc::new)
+            })
+            .as_ref()
+            .map_err(|why| Error::Unavailable(format!("wgpu: {why}")))
+    }
+}
+
+/// Runs `f`, turning a panic inside wgpu (its GL backend panics on a context-lock timeout, for
+/// one) into an error for the batch: a backend failure must never take the caller down.
+fn no_panic<T>(f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| {
+        let why = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Err(Error::Backend(format!("wgpu panicked: {why}")))
+    })
+}
+
+impl Backend for WgpuBackend {
+    fn name(&self) -> &'static str {
+        "wgpu"
+    }
+
+    fn description(&self) -> String {
+        match self.context() {
+            Ok(ctx) => format!(
+                "GPU via wgpu: {}; 32-bit limbs (16×16-bit products), Montgomery CIOS, one invocation per job; EC not implemented",
+                ctx.describe_adapter()
+            ),
+            Err(e) => format!("GPU via wgpu: {e}"),
+        }
+    }
+
+    fn availability(&self) -> Availability {
+        match self.context() {
+            Ok(_) => Availability::Available,
+            Err(Error::Unavailable(why)) => Availability::Unavailable(why),
+            Err(e) => Availability::Unavailable(e.to_string()),
+        }
+    }
+
+    fn modexp(&self, moduli: &[&[u64]], jobs: &[ModexpJob<'_>]) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        let ctx = self.context()?;
+        check_batch(jobs.len(), &[])?;
+        no_panic(|| modexp::modexp_batch(ctx, moduli, jobs, false, self.max_chunk_jobs))
+    }
+
+    fn modexp_vartime(
+        &self,
+        moduli: &[&[u64]],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        let ctx = self.context()?;
+        check_batch(jobs.len(), &[])?;
+        no_panic(|| modexp::modexp_batch(ctx, moduli, jobs, true, self.max_chunk_jobs))
+    }
+
+    fn mul_base(&self, _curve: Curve, scalars: &[EcUint]) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+        self.context()?;
+        check_batch(scalars.len(), &[])?;
+        Err(ecc::not_implemented())
+    }
+
+    fn mul_point(
+        &self,
+        _curve: Curve,
+        points: &[AffinePoint],
+        scalars: &[EcUint],
+    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+        self.context()?;
+        check_batch(scalars.len(), &[("points", points.len())])?;
+        Err(ecc::not_implemented())
+    }
+
+    fn mul_double_vartime(
+        &self,
+        _curve: Curve,
+        u1: &[EcUint],
+        u2: &[EcUint],
+        points: &[AffinePoint],
+    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+        self.context()?;
+        check_batch(u1.len(), &[("u2", u2.len()), ("points", points.len())])?;
+        Err(ecc::not_implemented())
+    }
+}

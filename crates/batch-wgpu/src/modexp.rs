@@ -1,0 +1,354 @@
+//! Batched modular exponentiation on the GPU (`shaders/modexp.wgsl`).
+//!
+//! Representation: numbers are little-endian `u32` limbs, `LIMBS` per number for the shader
+//! variant ([`shaders::LIMB_VARIANTS`]) that holds the modulus; Montgomery form with
+//! `R = 2^(32·LIMBS)`. The host validates every job exactly like the scalar backend
+//! ([`check_modulus`] through [`DynMonty::new`], [`check_modexp_job`]), computes each modulus's
+//! constants once per call on the CPU (`R mod m`, `R² mod m` with [`DynMonty::reduce`],
+//! `−m⁻¹ mod 2^32` by Newton iteration), groups the valid jobs by variant and splits each
+//! group into chunks that fit the device's storage-binding size and 65,535 workgroups.
+//! One invocation computes one job; a chunk runs as a sequence of dispatches (load, window
+//! table, exponent windows or bits, finish) sized so that no invocation runs more than
+//! [`LOOP_BUDGET`] loop iterations in one dispatch (llvmpipe's silent loop limit), with the
+//! state in a storage buffer between dispatches. Results are canonical with the modulus's significant limb
+//! count (as `batch-scalar` returns them), and each is checked to be below its modulus before
+//! it is returned.
+//!
+//! Constant-time: the GPU work for a job depends on the variant and the longest exponent (in
+//! limbs) of its group, never on values. NOTE: exponents are zero-padded to the longest one in
+//! their group, so a batch's time reveals its longest exponent length, which is public.
+
+use std::collections::HashMap;
+
+use batch_core::backend::check_modexp_job;
+use batch_core::num::{bits_vartime, cmp_limbs_vartime, DynMonty};
+use batch_core::{Error, JobResult, ModexpJob};
+
+use crate::context::GpuContext;
+use crate::context::ModexpPipelines;
+use crate::shaders::{self, LOOP_BUDGET, TABLE, WINDOW, WORKGROUP_SIZE};
+
+/// Scratch slots of LIMBS words per job (`SLOTS` in `shaders/modexp.wgsl`): the window
+/// table, accumulator, selected entry, CIOS accumulator and a temporary.
+const SCRATCH_SLOTS: usize = TABLE + 4;
+
+/// Largest workgroup count in one dimension (WebGPU's `maxComputeWorkgroupsPerDimension`).
+const MAX_WORKGROUPS: usize = 65_535;
+
+/// Per-modulus constants for one variant, laid out as the shader reads them.
+struct Prepared {
+    /// Significant 64-bit limbs of the modulus (the result length).
+    limbs64: usize,
+    /// n, R² mod n, R mod n (each `LIMBS` words), n0inv.
+    record: Vec<u32>,
+}
+
+fn to_words(limbs: &[u64], words: usize) -> Vec<u32> {
+    let mut w: Vec<u32> = limbs.iter().flat_map(|x| [*x as u32, (*x >> 32) as u32]).collect();
+    // callers pass values that fit: trailing words beyond `words` are zero
+    debug_assert!(w.iter().skip(words).all(|&x| x == 0));
+    w.resize(words, 0);
+    w
+}
+
+/// `−m⁻¹ mod 2^32` for odd `m0` (Newton: each step doubles the correct low bits from 3).
+fn neg_inv_u32(m0: u32) -> u32 {
+    let mut inv = m0;
+    for _ in 0..4 {
+        inv = inv.wrapping_mul(2u32.wrapping_sub(m0.wrapping_mul(inv)));
+    }
+    inv.wrapping_neg()
+}
+
+fn prepare(d: &DynMonty, limbs: usize) -> Prepared {
+    let m = d.modulus();
+    // R = 2^(32·limbs) and R² = 2^(64·limbs); `limbs` is even, so both are whole u64 limbs.
+    let mut r = vec![0u64; limbs / 2 + 1];
+    r[limbs / 2] = 1;
+    let mut r2 = vec![0u64; limbs + 1];
+    r2[limbs] = 1;
+    let mut record = Vec::with_capacity(3 * limbs + 1);
+    record.extend(to_words(&m, limbs));
+    record.extend(to_words(&d.reduce(&r2), limbs));
+    record.extend(to_words(&d.reduce(&r), limbs));
+    record.push(neg_inv_u32(m[0] as u32));
+    Prepared { limbs64: d.limbs(), record }
+}
+
+fn bytes_of(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// Runs a batch; `Err` only for the whole batch (device lost, validation error, timeout).
+pub(crate) fn modexp_batch(
+    ctx: &GpuContext,
+    moduli: &[&[u64]],
+    jobs: &[ModexpJob<'_>],
+    vartime: bool,
+    max_chunk_jobs: Option<usize>,
+) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+    let _device = ctx.lock();
+    let prepared: Vec<Result<DynMonty, Error>> = moduli.iter().map(|m| DynMonty::new(m)).collect();
+    let ok: Vec<Result<(), Error>> = prepared.iter().map(|p| p.as_ref().map(|_| ()).map_err(Clone::clone)).collect();
+    let mut out: Vec<JobResult<Vec<u64>>> = Vec::with_capacity(jobs.len());
+    // valid jobs by variant, in batch order
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        match check_modexp_job(moduli, &ok, job) {
+            Err(e) => out.push(Err(e)),
+            Ok(()) => {
+                let bits = bits_vartime(moduli[job.modulus]);
+                let Some(limbs) = shaders::variant_for_bits(bits) else {
+                    out.push(Err(Error::ModulusTooLarge { bits, max_bits: 32 * shaders::LIMB_VARIANTS[shaders::LIMB_VARIANTS.len() - 1] }));
+                    continue;
+                };
+                out.push(Err(Error::Backend("job not run".into())));
+                match groups.iter_mut().find(|(l, _)| *l == limbs) {
+                    Some((_, g)) => g.push(i),
+                    None => groups.push((limbs, vec![i])),
+                }
+            }
+        }
+    }
+    for (limbs, group) in groups {
+        let exp_words = group.iter().map(|&i| 2 * jobs[i].exponent.len()).max().unwrap_or(1).max(1);
+        let per_job = chunk_cap(ctx, limbs, exp_words, max_chunk_jobs);
+        for chunk in group.chunks(per_job) {
+            run_chunk(ctx, moduli, &prepared, jobs, chunk, limbs, exp_words, vartime, &mut out)?;
+        }
+    }
+    Ok(out)
+}
+
+/// Jobs per dispatch: the largest per-job binding must fit the storage-binding and buffer
+/// limits, the workgroup count must fit one dimension.
+fn chunk_cap(ctx: &GpuContext, limbs: usize, exp_words: usize, max_chunk_jobs: Option<usize>) -> usize {
+    // moduli records (3·LIMBS+1 words) are at most one per job in a chunk
+    let widest_words = (3 * limbs + 1).max(exp_words).max(SCRATCH_SLOTS * limbs);
+    // capped at 1 GiB: word indices in the shader are u32, and no chunk needs more
+    let max_binding = ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size).min(1 << 30) as usize;
+    let by_memory = (max_binding / (4 * widest_words)).max(1);
+    let by_dispatch = MAX_WORKGROUPS.min(ctx.limits.max_compute_workgroups_per_dimension as usize) * WORKGROUP_SIZE;
+    let cap = by_memory.min(by_dispatch);
+    max_chunk_jobs.map_or(cap, |c| cap.min(c.max(1)))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_chunk(
+    ctx: &GpuContext,
+    moduli: &[&[u64]],
+    prepared: &[Result<DynMonty, Error>],
+    jobs: &[ModexpJob<'_>],
+    chunk: &[usize],
+    limbs: usize,
+    exp_words: usize,
+    vartime: bool,
+    out: &mut [JobResult<Vec<u64>>],
+) -> Result<(), Error> {
+    // moduli used by this chunk, renumbered
+    let mut local: HashMap<usize, u32> = HashMap::new();
+    let mut mod_words: Vec<u32> = Vec::new();
+    let mut limbs64: Vec<usize> = Vec::new();
+    let mut job_words: Vec<u32> = Vec::with_capacity(chunk.len() * (limbs + 1));
+    let mut exp_buf: Vec<u32> = Vec::with_capacity(chunk.len() * exp_words);
+    for &i in chunk {
+        let job = &jobs[i];
+        let idx = match local.get(&job.modulus) {
+            Some(&k) => k,
+            None => {
+                let d = prepared[job.modulus].as_ref().map_err(Clone::clone)?;
+                let p = prepare(d, limbs);
+                let k = limbs64.len() as u32;
+                mod_words.extend(p.record);
+                limbs64.push(p.limbs64);
+                local.insert(job.modulus, k);
+                k
+            }
+        };
+        // base < modulus (validated), so its significant limbs fit
+        let sig = job.base.len().min(limbs64[idx as usize]);
+        job_words.extend(to_words(&job.base[..sig], limbs));
+        job_words.push(idx);
+        exp_buf.extend(to_words(job.exponent, exp_words));
+    }
+    let scratch_words = chunk.len() * SCRATCH_SLOTS * limbs;
+    let results = dispatch(ctx, limbs, exp_words, chunk.len(), vartime, &mod_words, &job_words, &exp_buf, scratch_words)
+        .map_err(Error::Backend)?;
+    for (slot, &i) in chunk.iter().enumerate() {
+        let job = &jobs[i];
+        let words = &results[slot * limbs..(slot + 1) * limbs];
+        let mut r: Vec<u64> = words.chunks_exact(2).map(|w| u64::from(w[0]) | (u64::from(w[1]) << 32)).collect();
+        let n = limbs64[local[&job.modulus] as usize];
+        let spill = r[n..].iter().any(|&w| w != 0);
+        r.truncate(n);
+        out[i] = if spill || cmp_limbs_vartime(&r, moduli[job.modulus]) != core::cmp::Ordering::Less {
+            Err(Error::FaultDetected("wgpu: modexp result not below its modulus"))
+        } else {
+            Ok(r)
+        };
+    }
+    Ok(())
+}
+
+/// Loop iterations of one `mont_mul` for `limbs` (`shaders/montgomery.wgsl`): the outer loop
+/// over limbs, two inner loops of `limbs / u` iterations each, three more outside it, with
+/// margin.
+fn mul_cost(limbs: usize) -> usize {
+    let inner = limbs / shaders::unroll_factor(limbs);
+    limbs * (2 * inner + 2) + 4 * inner + 8
+}
+
+/// The dispatches of one chunk: `(pipeline, first, steps)`, each under [`LOOP_BUDGET`] loop
+/// iterations per invocation.
+fn dispatch_plan(
+    p: &ModexpPipelines,
+    limbs: usize,
+    exp_words: usize,
+    vartime: bool,
+) -> Vec<(&wgpu::ComputePipeline, usize, usize)> {
+    let mul = mul_cost(limbs);
+    let inner = limbs / shaders::unroll_factor(limbs);
+    let split = |pipeline, from: usize, to: usize, per: usize| {
+        let per = per.max(1);
+        (from..to).step_by(per).map(move |first| (pipeline, first, per.min(to - first)))
+    };
+    let mut plan = vec![(&p.load, 0, 0)];
+    // table entry 1 (the base in Montgomery form) for both paths, the rest for constant time
+    plan.extend(split(&p.table, 1, if vartime { 2 } else { TABLE }, LOOP_BUDGET / (mul + 1)));
+    if vartime {
+        let per = LOOP_BUDGET.saturating_sub(exp_words) / (2 * mul + 1);
+        plan.extend(split(&p.bits_vartime, 0, 32 * exp_words, per));
+    } else {
+        // a step is one multiplication, and for the last step of a window the table scan
+        let per = LOOP_BUDGET / (mul + 1 + TABLE * (inner + 1) + inner);
+        plan.extend(split(&p.windows, 0, exp_words * 32 / WINDOW * (WINDOW + 1), per));
+    }
+    plan.push((&p.finish, 0, 0));
+    plan
+}
+
+#[allow(clippy::too_many_arguments)]
+fn dispatch(
+    ctx: &GpuContext,
+    limbs: usize,
+    exp_words: usize,
+    count: usize,
+    vartime: bool,
+    mod_words: &[u32],
+    job_words: &[u32],
+    exp_words_buf: &[u32],
+    scratch_words: usize,
+) -> Result<Vec<u32>, String> {
+    use wgpu::util::DeviceExt;
+    ctx.check_alive()?;
+    let pipelines = ctx.modexp_pipelines(limbs)?;
+    let device = &ctx.device;
+    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let init = |label: &str, words: &[u32], usage: wgpu::BufferUsages| {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: &bytes_of(words), usage })
+    };
+    let storage = wgpu::BufferUsages::STORAGE;
+    let moduli_buf = init("moduli", mod_words, storage);
+    let jobs_buf = init("jobs", job_words, storage);
+    let exps_buf = init("exps", exp_words_buf, storage);
+    let result_bytes = (count * limbs * 4) as u64;
+    let results_buf = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("results"),
+        size: result_bytes,
+        usage: storage | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let scratch_buf = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("scratch"),
+        size: (scratch_words * 4) as u64,
+        usage: storage,
+        mapped_at_creation: false,
+    });
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: result_bytes,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    // one bind group per dispatch: only the uniform `first`/`steps` differ
+    let bind = |first: usize, steps: usize| {
+        let params = init("params", &[count as u32, exp_words as u32, first as u32, steps as u32], wgpu::BufferUsages::UNIFORM);
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("modexp"),
+            layout: &ctx.modexp_layout,
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: params.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: moduli_buf.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 2, resource: jobs_buf.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 3, resource: exps_buf.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 4, resource: results_buf.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 5, resource: scratch_buf.as_entire_binding() },
+            ],
+        })
+    };
+    let workgroups = count.div_ceil(WORKGROUP_SIZE) as u32;
+    let mut enc = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("modexp") });
+    {
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("modexp"), timestamp_writes: None });
+        for (pipeline, first, steps) in dispatch_plan(&pipelines, limbs, exp_words, vartime) {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &bind(first, steps), &[]);
+            pass.dispatch_workgroups(workgroups, 1, 1);
+        }
+    }
+    enc.copy_buffer_to_buffer(&results_buf, 0, &readback, 0, result_bytes);
+    let submission = ctx.queue.submit([enc.finish()]);
+    let (tx, rx) = std::sync::mpsc::channel();
+    readback.map_async(wgpu::MapMode::Read, .., move |r| {
+        let _ = tx.send(r);
+    });
+    let validation_err = pollster::block_on(validation.pop());
+    let oom_err = pollster::block_on(oom.pop());
+    if let Some(e) = validation_err.or(oom_err) {
+        return Err(format!("wgpu error: {e}"));
+    }
+    device
+        .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(ctx.timeout) })
+        .map_err(|e| format!("waiting for the GPU: {e}"))?;
+    ctx.check_alive()?;
+    match rx.recv_timeout(std::time::Duration::from_secs(5)) {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(format!("reading results back: {e}")),
+        Err(_) => return Err("reading results back: the mapping never completed".into()),
+    }
+    let words: Vec<u32> = {
+        let view = readback.get_mapped_range(..).map_err(|e| format!("reading results back: {e}"))?;
+        view.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
+    };
+    readback.unmap();
+    Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn neg_inv_u32_inverts() {
+        for m0 in [1u32, 3, 5, 0xffff_ffff, 0x1234_5679, 0x8000_0001] {
+            assert_eq!(m0.wrapping_mul(neg_inv_u32(m0)), u32::MAX, "{m0:#x}"); // m·(−m⁻¹) ≡ −1
+        }
+    }
+
+    #[test]
+    fn prepared_constants_match_their_definitions() {
+        use num_bigint::BigUint;
+        let m = [0xffff_ffff_0000_0001u64, 0x1234, 0x8000_0000_0000_0000];
+        let d = DynMonty::new(&m).unwrap();
+        let p = prepare(&d, 16);
+        let big = |w: &[u32]| BigUint::from_slice(w);
+        let mb = big(&p.record[..16]);
+        assert_eq!(mb, BigUint::from_slice(&[1, 0xffff_ffff, 0x1234, 0, 0, 0x8000_0000]));
+        let r = BigUint::from(1u8) << (32 * 16);
+        assert_eq!(big(&p.record[16..32]), (&r * &r) % &mb);
+        assert_eq!(big(&p.record[32..48]), &r % &mb);
+        assert_eq!(p.record[48], neg_inv_u32(1));
+        assert_eq!(p.limbs64, 3);
+    }
+}

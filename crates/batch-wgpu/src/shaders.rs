@@ -1,0 +1,184 @@
+//! WGSL composition: the shared pieces under the workspace's `shaders/`, embedded at compile
+//! time and concatenated in one ordered table, after a prelude of per-variant constants.
+//!
+//! A variant is a limb count ([`LIMB_VARIANTS`]): numbers are `LIMBS` little-endian `u32`
+//! limbs, so a variant holds moduli up to `32·LIMBS` bits. Every composed shader is parsed and
+//! validated by naga in plain `cargo test` (no GPU needed).
+
+/// 32-bit limb counts with a compiled pipeline; a modulus runs on the smallest that holds it.
+/// CRT halves of RSA-2048 … 15360 (1024, 1536, 2048, 3840, 7680 bits), full moduli up to
+/// 15360 bits for `_vartime` verification, and 512 bits for small moduli.
+pub const LIMB_VARIANTS: [usize; 10] = [16, 32, 48, 64, 96, 120, 128, 240, 256, 480];
+
+/// Fixed window of the constant-time exponentiation (divides 32, so a window never straddles
+/// two exponent words).
+pub const WINDOW: usize = 4;
+
+/// Entries of the window table.
+pub const TABLE: usize = 1 << WINDOW;
+
+/// Invocations per workgroup.
+pub const WORKGROUP_SIZE: usize = 64;
+
+/// The pieces of the modexp shader, in order (later pieces use earlier ones).
+const MODEXP_PARTS: [(&str, &str); 3] = [
+    ("bigint.wgsl", include_str!("../../../shaders/bigint.wgsl")),
+    ("montgomery.wgsl", include_str!("../../../shaders/montgomery.wgsl")),
+    ("modexp.wgsl", include_str!("../../../shaders/modexp.wgsl")),
+];
+
+/// The prelude of constants for `limbs`.
+fn prelude(limbs: usize) -> String {
+    format!(
+        "// composed by batch-wgpu for {limbs} limbs of 32 bits\n\
+         const LIMBS: u32 = {limbs}u;\n\
+         const WINDOW: u32 = {WINDOW}u;\n\
+         const TABLE: u32 = {TABLE}u;\n\
+         const WG: u32 = {WORKGROUP_SIZE}u;\n"
+    )
+}
+
+/// Entry points of the modexp shader, in dispatch order (see `shaders/modexp.wgsl`).
+pub const MODEXP_ENTRY_POINTS: [&str; 5] =
+    ["modexp_load", "modexp_table", "modexp_windows", "modexp_bits_vartime", "modexp_finish"];
+
+/// Loop iterations one invocation may run in one dispatch. llvmpipe (the software adapter)
+/// ends every loop of an invocation silently once 65,535 iterations have run in all
+/// (`LP_MAX_TGSI_LOOP_ITERATIONS`, shared by all loops); the host sizes each dispatch below
+/// this, with margin.
+pub const LOOP_BUDGET: usize = 60_000;
+
+/// The full modexp shader for `limbs` 32-bit limbs.
+pub fn modexp_source(limbs: usize) -> String {
+    let mut src = prelude(limbs);
+    for (name, text) in MODEXP_PARTS {
+        src.push_str("\n// ---- ");
+        src.push_str(name);
+        src.push_str(" ----\n");
+        src.push_str(&unroll(text, limbs));
+    }
+    src
+}
+
+/// Copies per iteration of an expanded `//#unroll` loop for `limbs`: the largest of 16, 8,
+/// 4, 2, 1 that divides it. Full unrolling is not used: LLVM (llvmpipe) takes minutes on the
+/// basic blocks of a fully unrolled 120-limb multiplication.
+pub fn unroll_factor(limbs: usize) -> usize {
+    [16, 8, 4, 2, 1].into_iter().find(|&u| limbs.is_multiple_of(u)).unwrap_or(1)
+}
+
+/// Expands `//#unroll J s` … `//#end` (blocks do not nest): the lines between run for
+/// `J = s … limbs−1`, [`unroll_factor`] copies per loop iteration, each copy in its own `{ }`
+/// block with the identifier `J` replaced by its index; indices below the first multiple of
+/// the factor are emitted as literal copies before the loop.
+fn unroll(text: &str, limbs: usize) -> String {
+    let u = unroll_factor(limbs);
+    let mut out = String::with_capacity(text.len());
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.trim_start().strip_prefix("//#unroll J ") else {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        let start: usize = rest.trim().parse().expect("//#unroll J <start>");
+        let body: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "//#end").collect();
+        let copy = |out: &mut String, j: &str| {
+            out.push_str("{\n");
+            for l in &body {
+                out.push_str(&replace_ident(l, "J", j));
+                out.push('\n');
+            }
+            out.push_str("}\n");
+        };
+        let aligned = start.next_multiple_of(u).min(limbs);
+        for j in start..aligned {
+            copy(&mut out, &format!("{j}u"));
+        }
+        if aligned < limbs {
+            out.push_str(&format!("for (var u_j = {aligned}u; u_j < {limbs}u; u_j = u_j + {u}u) {{\n"));
+            for k in 0..u {
+                copy(&mut out, &format!("(u_j + {k}u)"));
+            }
+            out.push_str("}\n");
+        }
+    }
+    out
+}
+
+/// Replaces whole-identifier occurrences of `ident` in `line`.
+fn replace_ident(line: &str, ident: &str, with: &str) -> String {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(pos) = rest.find(ident) {
+        let before = rest[..pos].chars().next_back();
+        let after = rest[pos + ident.len()..].chars().next();
+        out.push_str(&rest[..pos]);
+        if before.is_some_and(is_ident) || after.is_some_and(is_ident) {
+            out.push_str(ident);
+        } else {
+            out.push_str(with);
+        }
+        rest = &rest[pos + ident.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The smallest variant holding a modulus of `bits` bits.
+pub fn variant_for_bits(bits: usize) -> Option<usize> {
+    LIMB_VARIANTS.iter().copied().find(|&l| 32 * l >= bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wgpu::naga;
+
+    fn validate(src: &str, what: &str) -> naga::Module {
+        let module = naga::front::wgsl::parse_str(src)
+            .unwrap_or_else(|e| panic!("{what}: WGSL parse error:\n{}", e.emit_to_string(src)));
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{what}: naga validation error:\n{}", e.emit_to_string(src)));
+        module
+    }
+
+    #[test]
+    fn every_modexp_variant_parses_and_validates() {
+        for limbs in LIMB_VARIANTS {
+            let module = validate(&modexp_source(limbs), &format!("modexp, {limbs} limbs"));
+            let entries: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+            assert_eq!(entries, MODEXP_ENTRY_POINTS, "{limbs} limbs");
+        }
+    }
+
+    #[test]
+    fn unroll_expands_blocks() {
+        let src = "a\n  //#unroll J 1\n  x[J] = J_max + J;\n  //#end\nb\n";
+        assert_eq!(
+            unroll(src, 4),
+            "a\n{\n  x[1u] = J_max + 1u;\n}\n{\n  x[2u] = J_max + 2u;\n}\n{\n  x[3u] = J_max + 3u;\n}\nb\n"
+        );
+        assert_eq!(
+            unroll(src, 6),
+            "a\n{\n  x[1u] = J_max + 1u;\n}\nfor (var u_j = 2u; u_j < 6u; u_j = u_j + 2u) {\n\
+             {\n  x[(u_j + 0u)] = J_max + (u_j + 0u);\n}\n{\n  x[(u_j + 1u)] = J_max + (u_j + 1u);\n}\n}\nb\n"
+        );
+        assert!(LIMB_VARIANTS.iter().all(|&l| l % unroll_factor(l) == 0 && unroll_factor(l) >= 8));
+        assert!(!modexp_source(32).lines().any(|l| l.trim_start().starts_with("//#")), "every block expanded");
+    }
+
+    #[test]
+    fn variants_are_ordered_and_cover_the_trait() {
+        assert!(LIMB_VARIANTS.windows(2).all(|w| w[0] < w[1]));
+        assert!(LIMB_VARIANTS.iter().all(|l| l % 2 == 0), "R = 2^(32·LIMBS) must be whole u64 limbs");
+        assert_eq!(variant_for_bits(batch_core::MAX_MODULUS_BITS), Some(480));
+        assert_eq!(variant_for_bits(batch_core::MAX_MODULUS_BITS + 1), None);
+        assert_eq!(variant_for_bits(1024), Some(32));
+        assert_eq!(variant_for_bits(1025), Some(48));
+        assert_eq!(variant_for_bits(3840), Some(120));
+        assert_eq!(32 % WINDOW, 0);
+    }
+}
