@@ -45,16 +45,6 @@ pub fn kernel_digits(bits: usize) -> usize {
     *KERNEL_DIGITS.iter().find(|&&n| n >= need).expect("MAX_MODULUS_BITS fits the widest kernel")
 }
 
-/// Fixed window width for an exponent of `bits` bits (same table as the scalar backend).
-pub fn window_for(bits: usize) -> usize {
-    match bits {
-        0..=64 => 2,
-        65..=256 => 4,
-        257..=1536 => 5,
-        _ => 6,
-    }
-}
-
 /// Runs a batch on the current rayon pool.
 pub fn modexp_batch(t: Avx2, moduli: &[&[u64]], jobs: &[ModexpJob<'_>], vartime: bool) -> Vec<JobResult<Vec<u64>>> {
     let prepared: Vec<Result<ModulusDigits, Error>> = moduli
@@ -183,7 +173,8 @@ pub fn modexp_group_avx2<const N: usize>(
 fn pow<const N: usize>(b: &[V; N], one: &[V; N], exps: [&[u64]; 4], md: &Modulus4<N>) -> [V; N] {
     let limbs = exps.iter().map(|e| e.len()).max().unwrap_or(0);
     let bits = 64 * limbs;
-    let w = window_for(bits);
+    // Same window table as the scalar backend.
+    let w = batch_core::num::dyn_monty::window_for(bits);
     let mut table: Vec<[V; N]> = Vec::with_capacity(1 << w);
     table.push(*one);
     table.push(*b);
