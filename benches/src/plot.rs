@@ -48,6 +48,8 @@ pub fn bars(r: &Report, algs: &[Alg], path: &Path) -> PlotResult {
     for (area, op) in panels.iter().zip(Op::BOTH) {
         let all = algs.iter().flat_map(|&a| series.iter().filter_map(move |s| value(s, a, op)));
         let (lo, hi) = decades(all);
+        // Headroom above the tallest bar for the legend.
+        let hi = hi * 4.0;
         let mut chart = ChartBuilder::on(area)
             .caption(format!("{} per second, batch {} ({} threads)", op.name(), r.config.batch, r.config.threads), ("sans-serif", 20))
             .margin(12)
