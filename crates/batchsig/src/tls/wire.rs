@@ -253,17 +253,9 @@ pub fn client_hello_share(msg: &[u8], group: u16) -> Result<&[u8], &'static str>
     let data = find_extension(&mut r, EXT_KEY_SHARE)?;
     let mut ks = Reader(data);
     let n = ks.u16()?;
-    let mut list = Reader(ks.take(n)?);
+    let list = Reader(ks.take(n)?);
     ks.end()?;
-    while !list.0.is_empty() {
-        let g = list.u16()? as u16;
-        let n = list.u16()?;
-        let share = list.take(n)?;
-        if g == group {
-            return Ok(share);
-        }
-    }
-    Err("no key share for the group")
+    find_entry(list, group, "no key share for the group")
 }
 
 /// The key share of a ServerHello; the group must be `group`.
@@ -286,17 +278,23 @@ pub fn server_hello_share(msg: &[u8], group: u16) -> Result<&[u8], &'static str>
 
 fn find_extension<'a>(r: &mut Reader<'a>, ext: u16) -> Result<&'a [u8], &'static str> {
     let n = r.u16()?;
-    let mut exts = Reader(r.take(n)?);
+    let exts = Reader(r.take(n)?);
     r.end()?;
-    while !exts.0.is_empty() {
-        let t = exts.u16()? as u16;
-        let n = exts.u16()?;
-        let data = exts.take(n)?;
-        if t == ext {
-            return Ok(data);
+    find_entry(exts, ext, "extension missing")
+}
+
+/// The body of the first `tag(u16) ‖ length(u16) ‖ body` entry of `list` with this tag
+/// (extensions, key-share entries); `missing` when none has it.
+fn find_entry<'a>(mut list: Reader<'a>, tag: u16, missing: &'static str) -> Result<&'a [u8], &'static str> {
+    while !list.0.is_empty() {
+        let t = list.u16()?;
+        let n = list.u16()?;
+        let body = list.take(n)?;
+        if t == usize::from(tag) {
+            return Ok(body);
         }
     }
-    Err("extension missing")
+    Err(missing)
 }
 
 fn parse_handshake(msg: &[u8], msg_type: u8) -> Result<&[u8], &'static str> {
