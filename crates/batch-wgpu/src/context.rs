@@ -1,6 +1,8 @@
 //! The GPU context, built once per backend: instance, adapter, device, queue, the bind-group
-//! layout shared by every modexp variant, and the compute pipelines, compiled on first use
-//! and cached per shader variant.
+//! layout shared by every shader (a uniform, three read-only inputs, results, scratch), the
+//! compute pipelines, compiled on first use and cached per modexp variant and per curve, and
+//! each curve's fixed-base table, uploaded once. [`GpuContext::run_plan`] runs one chunk's
+//! dispatches and reads the results back.
 //!
 //! Adapter choice follows wgpu's environment variables: `WGPU_BACKEND` (e.g. `vulkan`, `gl`)
 //! restricts the backends, `WGPU_ADAPTER_NAME` picks the first adapter whose name contains it
@@ -57,6 +59,25 @@ pub(crate) struct ModexpPipelines {
     pub finish: wgpu::ComputePipeline,
 }
 
+/// The entry points of one curve's shader (`shaders/scalar_mul.wgsl`) and its constant
+/// buffers: the curve record and the fixed-base table.
+#[derive(Debug)]
+pub(crate) struct EcPipelines {
+    pub load: wgpu::ComputePipeline,
+    pub table: wgpu::ComputePipeline,
+    pub windows: wgpu::ComputePipeline,
+    pub base: wgpu::ComputePipeline,
+    pub finish: wgpu::ComputePipeline,
+    pub curve_record: wgpu::Buffer,
+    pub base_table: wgpu::Buffer,
+}
+
+/// A read-only input of [`GpuContext::run_plan`]: words to upload, or a buffer already there.
+pub(crate) enum Input<'a> {
+    Words(&'a [u32]),
+    Buffer(&'a wgpu::Buffer),
+}
+
 /// Everything built once.
 #[derive(Debug)]
 pub(crate) struct GpuContext {
@@ -65,9 +86,10 @@ pub(crate) struct GpuContext {
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
     pub timeout: Duration,
-    pub modexp_layout: wgpu::BindGroupLayout,
-    modexp_pipeline_layout: wgpu::PipelineLayout,
+    layout: wgpu::BindGroupLayout,
+    pipeline_layout: wgpu::PipelineLayout,
     modexp_pipelines: Mutex<HashMap<usize, Arc<ModexpPipelines>>>,
+    ec_pipelines: Mutex<HashMap<batch_core::Curve, Arc<EcPipelines>>>,
     lost: Arc<AtomicBool>,
     lost_reason: Arc<Mutex<String>>,
     /// Held for every use of the device: one batch at a time. wgpu's GL backend panics when
@@ -164,8 +186,8 @@ impl GpuContext {
         // an error scope, so these are only logged.
         device.on_uncaptured_error(Arc::new(|e| eprintln!("batch-wgpu: uncaptured wgpu error: {e}")));
 
-        let modexp_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("modexp"),
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("batch-wgpu"),
             entries: &[
                 wgpu::BindGroupLayoutEntry {
                     binding: 0,
@@ -184,9 +206,9 @@ impl GpuContext {
                 storage_entry(5, false),
             ],
         });
-        let modexp_pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("modexp"),
-            bind_group_layouts: &[Some(&modexp_layout)],
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("batch-wgpu"),
+            bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
         Ok(Self {
@@ -195,9 +217,10 @@ impl GpuContext {
             info,
             limits,
             timeout: opts.timeout,
-            modexp_layout,
-            modexp_pipeline_layout,
+            layout,
+            pipeline_layout,
             modexp_pipelines: Mutex::new(HashMap::new()),
+            ec_pipelines: Mutex::new(HashMap::new()),
             lost,
             lost_reason,
             serial: Mutex::new(()),
@@ -217,6 +240,12 @@ impl GpuContext {
         self.serial.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Jobs one dispatch can cover: one invocation per job, at most 65,535 workgroups (WebGPU's
+    /// `maxComputeWorkgroupsPerDimension`) or the device's own limit.
+    pub fn max_jobs_per_dispatch(&self) -> usize {
+        (self.limits.max_compute_workgroups_per_dimension as usize).min(65_535) * shaders::WORKGROUP_SIZE
+    }
+
     /// `Err` once the device is lost.
     pub fn check_alive(&self) -> Result<(), String> {
         if self.lost.load(Ordering::SeqCst) {
@@ -226,40 +255,190 @@ impl GpuContext {
         Ok(())
     }
 
+    /// Compiles `src` and makes one pipeline per entry point, in order.
+    fn compile<const N: usize>(&self, what: &str, src: String, entries: [&str; N]) -> Result<[wgpu::ComputePipeline; N], String> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(what),
+            source: wgpu::ShaderSource::Wgsl(src.into()),
+        });
+        let pipelines = entries.map(|entry| {
+            self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&self.pipeline_layout),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(format!("{what}: {e}"));
+        }
+        Ok(pipelines)
+    }
+
     /// The pipelines for `limbs`, compiled on first use.
     pub fn modexp_pipelines(&self, limbs: usize) -> Result<Arc<ModexpPipelines>, String> {
         let mut cache = self.modexp_pipelines.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(p) = cache.get(&limbs) {
             return Ok(p.clone());
         }
-        let src = shaders::modexp_source(limbs);
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("modexp"),
-            source: wgpu::ShaderSource::Wgsl(src.into()),
-        });
-        let make = |entry: &str| {
-            self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&self.modexp_pipeline_layout),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        };
-        let [load, table, windows, bits_vartime, finish] = shaders::MODEXP_ENTRY_POINTS;
-        let p = Arc::new(ModexpPipelines {
-            load: make(load),
-            table: make(table),
-            windows: make(windows),
-            bits_vartime: make(bits_vartime),
-            finish: make(finish),
-        });
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(format!("modexp shader for {limbs} limbs: {e}"));
-        }
+        let what = format!("modexp shader for {limbs} limbs");
+        let [load, table, windows, bits_vartime, finish] =
+            self.compile(&what, shaders::modexp_source(limbs), shaders::MODEXP_ENTRY_POINTS)?;
+        let p = Arc::new(ModexpPipelines { load, table, windows, bits_vartime, finish });
         cache.insert(limbs, p.clone());
         Ok(p)
     }
+
+    /// The pipelines and constant buffers for `curve`, built on first use; `consts` gives
+    /// the curve record and the fixed-base table (words).
+    pub fn ec_pipelines(
+        &self,
+        curve: batch_core::Curve,
+        consts: impl FnOnce() -> (Vec<u32>, Vec<u32>),
+    ) -> Result<Arc<EcPipelines>, String> {
+        use wgpu::util::DeviceExt;
+        let mut cache = self.ec_pipelines.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = cache.get(&curve) {
+            return Ok(p.clone());
+        }
+        let what = format!("EC shader for {curve}");
+        let [load, table, windows, base, finish] =
+            self.compile(&what, shaders::ec_source(curve), shaders::EC_ENTRY_POINTS)?;
+        let (record, base_words) = consts();
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let upload = |label: &str, words: &[u32]| {
+            self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: &bytes_of(words),
+                usage: wgpu::BufferUsages::STORAGE,
+            })
+        };
+        let curve_record = upload("curve", &record);
+        let base_table = upload("fixed-base table", &base_words);
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(format!("{curve} constants: {e}"));
+        }
+        let p = Arc::new(EcPipelines { load, table, windows, base, finish, curve_record, base_table });
+        cache.insert(curve, p.clone());
+        Ok(p)
+    }
+
+    /// Runs one chunk of `count` jobs: `plan` is the dispatches `(pipeline, first, steps)` in
+    /// order (each gets the uniform `count, word1, first, steps`), `inputs` are bindings 1–3,
+    /// `result_words` the words read back from binding 4, `scratch_words` the size of binding
+    /// 5. Validation errors, out-of-memory, device loss and timeouts are an `Err` for the chunk.
+    pub fn run_plan(
+        &self,
+        label: &str,
+        plan: &[(&wgpu::ComputePipeline, usize, usize)],
+        count: usize,
+        word1: u32,
+        inputs: [Input<'_>; 3],
+        result_words: usize,
+        scratch_words: usize,
+    ) -> Result<Vec<u32>, String> {
+        use wgpu::util::DeviceExt;
+        self.check_alive()?;
+        let device = &self.device;
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let init = |label: &str, words: &[u32], usage: wgpu::BufferUsages| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: &bytes_of(words), usage })
+        };
+        let storage = wgpu::BufferUsages::STORAGE;
+        let uploaded: Vec<Option<wgpu::Buffer>> = inputs
+            .iter()
+            .map(|i| match i {
+                Input::Words(w) => Some(init(label, w, storage)),
+                Input::Buffer(_) => None,
+            })
+            .collect();
+        let input_bufs: Vec<&wgpu::Buffer> = inputs
+            .iter()
+            .zip(&uploaded)
+            .map(|(i, u)| match (i, u) {
+                (Input::Buffer(b), _) => *b,
+                (Input::Words(_), Some(b)) => b,
+                (Input::Words(_), None) => unreachable!("uploaded above"),
+            })
+            .collect();
+        let result_bytes = (result_words * 4) as u64;
+        let results_buf = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("results"),
+            size: result_bytes,
+            usage: storage | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let scratch_buf = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("scratch"),
+            size: (scratch_words * 4) as u64,
+            usage: storage,
+            mapped_at_creation: false,
+        });
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: result_bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        // one bind group per dispatch: only the uniform `first`/`steps` differ
+        let bind = |first: usize, steps: usize| {
+            let params = init("params", &[count as u32, word1, first as u32, steps as u32], wgpu::BufferUsages::UNIFORM);
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(label),
+                layout: &self.layout,
+                entries: &[
+                    wgpu::BindGroupEntry { binding: 0, resource: params.as_entire_binding() },
+                    wgpu::BindGroupEntry { binding: 1, resource: input_bufs[0].as_entire_binding() },
+                    wgpu::BindGroupEntry { binding: 2, resource: input_bufs[1].as_entire_binding() },
+                    wgpu::BindGroupEntry { binding: 3, resource: input_bufs[2].as_entire_binding() },
+                    wgpu::BindGroupEntry { binding: 4, resource: results_buf.as_entire_binding() },
+                    wgpu::BindGroupEntry { binding: 5, resource: scratch_buf.as_entire_binding() },
+                ],
+            })
+        };
+        let workgroups = count.div_ceil(shaders::WORKGROUP_SIZE) as u32;
+        let mut enc = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes: None });
+            for &(pipeline, first, steps) in plan {
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, &bind(first, steps), &[]);
+                pass.dispatch_workgroups(workgroups, 1, 1);
+            }
+        }
+        enc.copy_buffer_to_buffer(&results_buf, 0, &readback, 0, result_bytes);
+        let submission = self.queue.submit([enc.finish()]);
+        let (tx, rx) = std::sync::mpsc::channel();
+        readback.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        let validation_err = pollster::block_on(validation.pop());
+        let oom_err = pollster::block_on(oom.pop());
+        if let Some(e) = validation_err.or(oom_err) {
+            return Err(format!("wgpu error: {e}"));
+        }
+        device
+            .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(self.timeout) })
+            .map_err(|e| format!("waiting for the GPU: {e}"))?;
+        self.check_alive()?;
+        match rx.recv_timeout(Duration::from_secs(5)) {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(format!("reading results back: {e}")),
+            Err(_) => return Err("reading results back: the mapping never completed".into()),
+        }
+        let words: Vec<u32> = {
+            let view = readback.get_mapped_range(..).map_err(|e| format!("reading results back: {e}"))?;
+            view.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
+        };
+        readback.unmap();
+        Ok(words)
+    }
+}
+
+pub(crate) fn bytes_of(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }

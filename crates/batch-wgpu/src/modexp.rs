@@ -24,16 +24,12 @@ use batch_core::backend::check_modexp_job;
 use batch_core::num::{bits_vartime, cmp_limbs_vartime, DynMonty};
 use batch_core::{Error, JobResult, ModexpJob};
 
-use crate::context::GpuContext;
-use crate::context::ModexpPipelines;
-use crate::shaders::{self, LOOP_BUDGET, TABLE, WINDOW, WORKGROUP_SIZE};
+use crate::context::{GpuContext, Input, ModexpPipelines};
+use crate::shaders::{self, LOOP_BUDGET, TABLE, WINDOW};
 
 /// Scratch slots of LIMBS words per job (`SLOTS` in `shaders/modexp.wgsl`): the window
 /// table, accumulator, selected entry, CIOS accumulator and a temporary.
 const SCRATCH_SLOTS: usize = TABLE + 4;
-
-/// Largest workgroup count in one dimension (WebGPU's `maxComputeWorkgroupsPerDimension`).
-const MAX_WORKGROUPS: usize = 65_535;
 
 /// Per-modulus constants for one variant, laid out as the shader reads them.
 struct Prepared {
@@ -52,7 +48,7 @@ fn to_words(limbs: &[u64], words: usize) -> Vec<u32> {
 }
 
 /// `−m⁻¹ mod 2^32` for odd `m0` (Newton: each step doubles the correct low bits from 3).
-fn neg_inv_u32(m0: u32) -> u32 {
+pub(crate) fn neg_inv_u32(m0: u32) -> u32 {
     let mut inv = m0;
     for _ in 0..4 {
         inv = inv.wrapping_mul(2u32.wrapping_sub(m0.wrapping_mul(inv)));
@@ -73,10 +69,6 @@ fn prepare(d: &DynMonty, limbs: usize) -> Prepared {
     record.extend(to_words(&d.reduce(&r), limbs));
     record.push(neg_inv_u32(m[0] as u32));
     Prepared { limbs64: d.limbs(), record }
-}
-
-fn bytes_of(words: &[u32]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
 /// Runs a batch; `Err` only for the whole batch (device lost, validation error, timeout).
@@ -128,7 +120,7 @@ fn chunk_cap(ctx: &GpuContext, limbs: usize, exp_words: usize, max_chunk_jobs: O
     // capped at 1 GiB: word indices in the shader are u32, and no chunk needs more
     let max_binding = ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size).min(1 << 30) as usize;
     let by_memory = (max_binding / (4 * widest_words)).max(1);
-    let by_dispatch = MAX_WORKGROUPS.min(ctx.limits.max_compute_workgroups_per_dimension as usize) * WORKGROUP_SIZE;
+    let by_dispatch = ctx.max_jobs_per_dispatch();
     let cap = by_memory.min(by_dispatch);
     max_chunk_jobs.map_or(cap, |c| cap.min(c.max(1)))
 }
@@ -239,90 +231,10 @@ fn dispatch(
     exp_words_buf: &[u32],
     scratch_words: usize,
 ) -> Result<Vec<u32>, String> {
-    use wgpu::util::DeviceExt;
-    ctx.check_alive()?;
     let pipelines = ctx.modexp_pipelines(limbs)?;
-    let device = &ctx.device;
-    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let init = |label: &str, words: &[u32], usage: wgpu::BufferUsages| {
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: &bytes_of(words), usage })
-    };
-    let storage = wgpu::BufferUsages::STORAGE;
-    let moduli_buf = init("moduli", mod_words, storage);
-    let jobs_buf = init("jobs", job_words, storage);
-    let exps_buf = init("exps", exp_words_buf, storage);
-    let result_bytes = (count * limbs * 4) as u64;
-    let results_buf = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("results"),
-        size: result_bytes,
-        usage: storage | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let scratch_buf = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("scratch"),
-        size: (scratch_words * 4) as u64,
-        usage: storage,
-        mapped_at_creation: false,
-    });
-    let readback = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("readback"),
-        size: result_bytes,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    // one bind group per dispatch: only the uniform `first`/`steps` differ
-    let bind = |first: usize, steps: usize| {
-        let params = init("params", &[count as u32, exp_words as u32, first as u32, steps as u32], wgpu::BufferUsages::UNIFORM);
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("modexp"),
-            layout: &ctx.modexp_layout,
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: params.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: moduli_buf.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 2, resource: jobs_buf.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 3, resource: exps_buf.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 4, resource: results_buf.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 5, resource: scratch_buf.as_entire_binding() },
-            ],
-        })
-    };
-    let workgroups = count.div_ceil(WORKGROUP_SIZE) as u32;
-    let mut enc = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("modexp") });
-    {
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("modexp"), timestamp_writes: None });
-        for (pipeline, first, steps) in dispatch_plan(&pipelines, limbs, exp_words, vartime) {
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &bind(first, steps), &[]);
-            pass.dispatch_workgroups(workgroups, 1, 1);
-        }
-    }
-    enc.copy_buffer_to_buffer(&results_buf, 0, &readback, 0, result_bytes);
-    let submission = ctx.queue.submit([enc.finish()]);
-    let (tx, rx) = std::sync::mpsc::channel();
-    readback.map_async(wgpu::MapMode::Read, .., move |r| {
-        let _ = tx.send(r);
-    });
-    let validation_err = pollster::block_on(validation.pop());
-    let oom_err = pollster::block_on(oom.pop());
-    if let Some(e) = validation_err.or(oom_err) {
-        return Err(format!("wgpu error: {e}"));
-    }
-    device
-        .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(ctx.timeout) })
-        .map_err(|e| format!("waiting for the GPU: {e}"))?;
-    ctx.check_alive()?;
-    match rx.recv_timeout(std::time::Duration::from_secs(5)) {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(format!("reading results back: {e}")),
-        Err(_) => return Err("reading results back: the mapping never completed".into()),
-    }
-    let words: Vec<u32> = {
-        let view = readback.get_mapped_range(..).map_err(|e| format!("reading results back: {e}"))?;
-        view.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
-    };
-    readback.unmap();
-    Ok(words)
+    let plan = dispatch_plan(&pipelines, limbs, exp_words, vartime);
+    let inputs = [Input::Words(mod_words), Input::Words(job_words), Input::Words(exp_words_buf)];
+    ctx.run_plan("modexp", &plan, count, exp_words as u32, inputs, count * limbs, scratch_words)
 }
 
 #[cfg(test)]

@@ -20,6 +20,8 @@ pub const TABLE: usize = 1 << WINDOW;
 /// Invocations per workgroup.
 pub const WORKGROUP_SIZE: usize = 64;
 
+use batch_core::Curve;
+
 /// The pieces of the modexp shader, in order (later pieces use earlier ones).
 const MODEXP_PARTS: [(&str, &str); 3] = [
     ("bigint.wgsl", include_str!("../../../shaders/bigint.wgsl")),
@@ -55,7 +57,45 @@ pub fn modexp_source(limbs: usize) -> String {
         src.push_str("\n// ---- ");
         src.push_str(name);
         src.push_str(" ----\n");
-        src.push_str(&unroll(text, limbs));
+        src.push_str(&unroll(text, limbs, unroll_factor(limbs)));
+    }
+    src
+}
+
+/// The pieces of the EC shader, in order.
+const EC_PARTS: [(&str, &str); 5] = [
+    ("bigint.wgsl", include_str!("../../../shaders/bigint.wgsl")),
+    ("montgomery.wgsl", include_str!("../../../shaders/montgomery.wgsl")),
+    ("field.wgsl", include_str!("../../../shaders/field.wgsl")),
+    ("point.wgsl", include_str!("../../../shaders/point.wgsl")),
+    ("scalar_mul.wgsl", include_str!("../../../shaders/scalar_mul.wgsl")),
+];
+
+/// Entry points of the EC shader, in dispatch order (see `shaders/scalar_mul.wgsl`).
+pub const EC_ENTRY_POINTS: [&str; 5] = ["ec_load", "ec_table", "ec_windows", "ec_base", "ec_finish"];
+
+/// 32-bit limbs of a curve's field elements: twice the 64-bit limbs, so that the shader's
+/// Montgomery radix `2^(32·LIMBS)` is the host's `2^(64·L)` and values cross unchanged.
+pub fn ec_limbs(curve: Curve) -> usize {
+    2 * curve.limbs()
+}
+
+/// Unsigned 4-bit windows of a scalar below the curve order.
+pub fn ec_windows(curve: Curve) -> usize {
+    curve.bits().div_ceil(4)
+}
+
+/// The EC shader for `curve`. Limb loops are unrolled fully (at most 18 limbs), so a field
+/// multiplication costs LIMBS loop iterations and an addition none.
+pub fn ec_source(curve: Curve) -> String {
+    let limbs = ec_limbs(curve);
+    let mut src = prelude(limbs);
+    src.push_str(&format!("// {curve}\nconst WINDOWS: u32 = {}u;\n", ec_windows(curve)));
+    for (name, text) in EC_PARTS {
+        src.push_str("\n// ---- ");
+        src.push_str(name);
+        src.push_str(" ----\n");
+        src.push_str(&unroll(text, limbs, limbs));
     }
     src
 }
@@ -68,11 +108,11 @@ pub fn unroll_factor(limbs: usize) -> usize {
 }
 
 /// Expands `//#unroll J s` … `//#end` (blocks do not nest): the lines between run for
-/// `J = s … limbs−1`, [`unroll_factor`] copies per loop iteration, each copy in its own `{ }`
+/// `J = s … limbs−1`, `u` copies per loop iteration (`u` divides `limbs`), each copy in its own `{ }`
 /// block with the identifier `J` replaced by its index; indices below the first multiple of
-/// the factor are emitted as literal copies before the loop.
-fn unroll(text: &str, limbs: usize) -> String {
-    let u = unroll_factor(limbs);
+/// the factor are emitted as literal copies before the loop, and so is a loop that would run
+/// only once.
+fn unroll(text: &str, limbs: usize, u: usize) -> String {
     let mut out = String::with_capacity(text.len());
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
@@ -91,7 +131,11 @@ fn unroll(text: &str, limbs: usize) -> String {
             }
             out.push_str("}\n");
         };
-        let aligned = start.next_multiple_of(u).min(limbs);
+        // a loop that would run once is written out instead
+        let aligned = match start.next_multiple_of(u).min(limbs) {
+            a if limbs - a <= u => limbs,
+            a => a,
+        };
         for j in start..aligned {
             copy(&mut out, &format!("{j}u"));
         }
@@ -155,14 +199,30 @@ mod tests {
     }
 
     #[test]
+    fn every_ec_shader_parses_and_validates() {
+        for curve in Curve::ALL {
+            let src = ec_source(curve);
+            let module = validate(&src, &format!("EC, {curve}"));
+            let entries: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+            assert_eq!(entries, EC_ENTRY_POINTS, "{curve}");
+            assert!(!src.lines().any(|l| l.trim_start().starts_with("//#")), "every block expanded");
+            // fully unrolled: the only loops are the multiplication's, the point program's
+            // and the table scans'
+            assert!(!src.contains("u_j"), "{curve}: limb loops left in");
+            // 4·WINDOWS bits of scalar fit in LIMBS words
+            assert!(4 * ec_windows(curve) <= 32 * ec_limbs(curve) && 4 * ec_windows(curve) >= curve.bits());
+        }
+    }
+
+    #[test]
     fn unroll_expands_blocks() {
         let src = "a\n  //#unroll J 1\n  x[J] = J_max + J;\n  //#end\nb\n";
         assert_eq!(
-            unroll(src, 4),
+            unroll(src, 4, unroll_factor(4)),
             "a\n{\n  x[1u] = J_max + 1u;\n}\n{\n  x[2u] = J_max + 2u;\n}\n{\n  x[3u] = J_max + 3u;\n}\nb\n"
         );
         assert_eq!(
-            unroll(src, 6),
+            unroll(src, 6, unroll_factor(6)),
             "a\n{\n  x[1u] = J_max + 1u;\n}\nfor (var u_j = 2u; u_j < 6u; u_j = u_j + 2u) {\n\
              {\n  x[(u_j + 0u)] = J_max + (u_j + 0u);\n}\n{\n  x[(u_j + 1u)] = J_max + (u_j + 1u);\n}\n}\nb\n"
         );
