@@ -17,8 +17,11 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Samplin
 const MAX_BATCH_SECS: f64 = 0.3;
 
 fn bench(c: &mut Criterion) {
-    let backends: Vec<_> =
-        batchsig::backend::all_backends().into_iter().filter(|b| b.availability().is_available()).collect();
+    // a backend on an emulation of its hardware (wgpu on llvmpipe) is left out, as in batch-speed
+    let backends: Vec<_> = batchsig::backend::all_backends()
+        .into_iter()
+        .filter(|b| b.availability().is_available() && !b.is_emulated())
+        .collect();
     let reference = batch_scalar::ScalarBackend::new();
     for alg in Alg::common() {
         let work = Workload::new(alg);

@@ -93,10 +93,9 @@ fn parse_suites(spec: &str) -> Result<Vec<Suite>, String> {
     Ok(out)
 }
 
-fn select_backends(spec: &str) -> Result<Vec<Arc<dyn Backend>>, String> {
-    let all = batchsig::backend::all_backends();
+fn select_backends(spec: &str, all: &[Arc<dyn Backend>]) -> Result<Vec<Arc<dyn Backend>>, String> {
     if spec.trim() == "all" {
-        return Ok(all);
+        return Ok(all.to_vec());
     }
     let known: Vec<&str> = all.iter().map(|b| b.name()).collect();
     let mut out: Vec<Arc<dyn Backend>> = Vec::new();
@@ -150,7 +149,11 @@ fn record(backend: &str, alg: Alg, op: Op, threads: usize, requested: usize, cel
 
 fn run(args: Args) -> Result<bool, String> {
     let algs = Alg::parse_list(&args.algs)?;
-    let backends = select_backends(&args.backends)?;
+    let all_backends = batchsig::backend::all_backends();
+    let backends = select_backends(&args.backends, &all_backends)?;
+    // `all` leaves out backends that only emulate their hardware here (wgpu on llvmpipe):
+    // their figures would say nothing about a GPU. Naming one measures it.
+    let skip_emulated = args.backends.trim() == "all";
     if args.batch == 0 {
         return Err("--batch must be at least 1".into());
     }
@@ -177,6 +180,11 @@ fn run(args: Args) -> Result<bool, String> {
     let infos: Vec<BackendInfo> = pool.install(|| backends
         .iter()
         .map(|b| match b.availability() {
+            Availability::Available if skip_emulated && b.is_emulated() => BackendInfo {
+                name: b.name().into(),
+                available: false,
+                description: format!("not measured: {}; a software adapter (name it in --backends to measure it)", b.description()),
+            },
             Availability::Available => BackendInfo { name: b.name().into(), available: true, description: b.description() },
             Availability::Unavailable(why) => BackendInfo { name: b.name().into(), available: false, description: why },
         })
@@ -186,7 +194,7 @@ fn run(args: Args) -> Result<bool, String> {
         tool: "batch-speed",
         version: env!("CARGO_PKG_VERSION"),
         unix_time: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
-        machine: machine::describe(&batchsig::backend::all_backends()),
+        machine: machine::describe(&all_backends),
         config: Config {
             batch: args.batch,
             seconds: args.seconds,
@@ -201,7 +209,8 @@ fn run(args: Args) -> Result<bool, String> {
     };
     print!("{}", report::header(&rep));
 
-    let live: Vec<&Arc<dyn Backend>> = backends.iter().filter(|b| b.availability().is_available()).collect();
+    let live: Vec<&Arc<dyn Backend>> =
+        backends.iter().filter(|b| infos.iter().any(|i| i.available && i.name == b.name())).collect();
     let cells = (live.len() * algs.len() * 2 + if use_openssl { algs.len() } else { 0 }) as u64;
     let pb = progress(cells);
     for &alg in &algs {

@@ -54,6 +54,13 @@ pub trait Backend: Send + Sync + core::fmt::Debug {
     /// Whether it can run on this machine.
     fn availability(&self) -> Availability;
 
+    /// Whether it runs here on an emulation of its hardware (a GPU backend on a software
+    /// adapter such as llvmpipe): its results are as good as anywhere, its speed says nothing
+    /// about the hardware. `batch-speed --backends all` leaves such backends out unless named.
+    fn is_emulated(&self) -> bool {
+        false
+    }
+
     /// `base^exponent mod m` for every job, constant-time in base and exponent.
     /// `moduli` are odd, `> 1`, at most [`MAX_MODULUS_BITS`] bits; results have the limb count
     /// of their modulus.

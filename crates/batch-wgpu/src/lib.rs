@@ -124,6 +124,10 @@ impl Backend for WgpuBackend {
         }
     }
 
+    fn is_emulated(&self) -> bool {
+        self.context().is_ok_and(|ctx| ctx.info.device_type == wgpu::DeviceType::Cpu)
+    }
+
     fn modexp(&self, moduli: &[&[u64]], jobs: &[ModexpJob<'_>]) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         let ctx = self.context()?;
         check_batch(jobs.len(), &[])?;

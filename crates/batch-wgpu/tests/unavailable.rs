@@ -1,6 +1,6 @@
 //! Without an adapter the backend reports itself unavailable, with the reason, and every
 //! call fails for the batch with `Error::Unavailable` — never a panic. Runs everywhere (no GPU
-//! needed). Also: the EC operations, not implemented yet, fail clearly on an available device.
+//! needed). On an available device: shape errors come first, a timeout fails the batch.
 mod common;
 
 use batch_core::{Availability, Backend, Curve, Error, ModexpJob};
@@ -41,20 +41,30 @@ fn unknown_adapter_name_means_unavailable_and_errors() {
     assert_every_call_unavailable(&b);
 }
 
+/// Shape errors come before any GPU work, for every operation.
 #[test]
-fn ec_operations_fail_clearly_until_implemented() {
-    let Some(b) = common::wgpu_or_skip("ec_operations_fail_clearly_until_implemented") else { return };
+fn shape_errors_come_first() {
+    let Some(b) = common::wgpu_or_skip("shape_errors_come_first") else { return };
     let g = Curve::P256.generator();
     let k = [batch_core::EcUint::ZERO];
-    for r in [
-        b.mul_base(Curve::P256, &k).map(|v| v.len()),
-        b.mul_point(Curve::P256, &[g], &k).map(|v| v.len()),
-        b.mul_double_vartime(Curve::P256, &k, &k, &[g]).map(|v| v.len()),
-    ] {
-        assert!(matches!(&r, Err(Error::Unavailable(why)) if why.contains("not implemented")), "{r:?}");
-    }
-    // shape errors still come first
     assert!(matches!(b.mul_point(Curve::P256, &[], &k), Err(Error::LengthMismatch { .. })));
+    assert!(matches!(b.mul_double_vartime(Curve::P256, &k, &[], &[g]), Err(Error::LengthMismatch { .. })));
+    let too_many = vec![batch_core::EcUint::ZERO; batch_core::MAX_BATCH + 1];
+    assert!(matches!(b.mul_base(Curve::P256, &too_many), Err(Error::BatchTooLarge { .. })));
+}
+
+/// A submission that outlives the timeout fails its batch with an error naming the wait;
+/// nothing panics and no result is returned.
+#[test]
+fn timeout_is_an_error_for_the_batch() {
+    let Some(_) = common::wgpu_or_skip("timeout_is_an_error_for_the_batch") else { return };
+    let b = WgpuBackend::with_options(WgpuOptions { timeout: std::time::Duration::from_micros(1), ..WgpuOptions::from_env() });
+    let g = Curve::P521.generator();
+    let k = vec![batch_core::dev::ec_scalars(&mut batch_core::dev::rng(3), Curve::P521, 7)[6]; 64];
+    match b.mul_point(Curve::P521, &vec![g; 64], &k) {
+        Err(Error::Backend(why)) => assert!(why.contains("waiting for the GPU"), "{why}"),
+        other => panic!("expected a timeout error, got {:?}", other.map(|v| v.len())),
+    }
 }
 
 #[test]
@@ -63,4 +73,6 @@ fn description_names_the_adapter() {
     let d = b.description();
     assert!(d.contains("software") || d.contains("hardware") || d.contains("unknown device type"), "{d}");
     assert!(["Vulkan", "Gl", "Metal", "Dx12"].iter().any(|api| d.contains(api)), "{d}");
+    // a software adapter is reported as an emulation (batch-speed leaves it out by default)
+    assert_eq!(b.is_emulated(), d.contains("software (CPU)"), "{d}");
 }

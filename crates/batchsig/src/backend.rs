@@ -6,9 +6,16 @@ use std::sync::Arc;
 use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
 
 /// Every backend this build knows, available or not (check [`Backend::availability`]):
-/// `scalar`, `avx2` (unavailable on CPUs without AVX2 and on other targets) and `auto`.
+/// `scalar`, `avx2` (unavailable on CPUs without AVX2 and on other targets), `wgpu`
+/// (unavailable without a GPU adapter; the adapter comes from `WGPU_BACKEND` /
+/// `WGPU_ADAPTER_NAME`, and the device opens on first use) and `auto`.
 pub fn all_backends() -> Vec<Arc<dyn Backend>> {
-    vec![Arc::new(batch_scalar::ScalarBackend::new()), Arc::new(batch_avx2::Avx2Backend::new()), Arc::new(AutoBackend::measured())]
+    vec![
+        Arc::new(batch_scalar::ScalarBackend::new()),
+        Arc::new(batch_avx2::Avx2Backend::new()),
+        Arc::new(batch_wgpu::WgpuBackend::new()),
+        Arc::new(AutoBackend::measured()),
+    ]
 }
 
 /// Looks a backend up by its [`Backend::name`].
@@ -152,7 +159,7 @@ mod tests {
     #[test]
     fn registry_names_are_unique() {
         let names: Vec<&str> = all_backends().iter().map(|b| b.name()).collect();
-        assert_eq!(names, ["scalar", "avx2", "auto"]);
+        assert_eq!(names, ["scalar", "avx2", "wgpu", "auto"]);
         assert_eq!(default_backend().name(), "auto");
         assert!(by_name("avx2").is_some() && by_name("gpu9000").is_none());
     }

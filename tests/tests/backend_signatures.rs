@@ -1,7 +1,9 @@
-//! Signatures made through batchsig on the AVX2 backend are byte-for-byte the scalar
-//! backend's — RSA PKCS#1 v1.5 and PSS (same seeded RNG, so the same blinding and salts),
-//! deterministic ECDSA on every curve — verify on both backends, and the AVX2-made ones verify
-//! with the `openssl` command line. Without AVX2 the tests skip loudly; under CI they fail.
+//! Signatures made through batchsig on the AVX2 and wgpu backends are byte-for-byte the
+//! scalar backend's — RSA PKCS#1 v1.5 and PSS (same seeded RNG, so the same blinding and
+//! salts), deterministic ECDSA on every curve — verify on both backends, and the ones they
+//! make verify with the `openssl` command line. Without AVX2 or a GPU adapter the tests skip
+//! loudly; under CI they fail. On the software adapter (lavapipe) wgpu signs RSA-3072 and
+//! larger slowly, so its RSA sizes stop at 3072 bits.
 
 use std::sync::Arc;
 
@@ -12,15 +14,24 @@ use batchsig::{backend, test_keys, Backend, Curve, HashAlg};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
-fn avx2(what: &str) -> Option<Arc<dyn Backend>> {
-    let b = backend::by_name("avx2").expect("batchsig registers the avx2 backend");
+/// The backend `name`, or a loud skip (a failure under CI or with `require_var` set).
+fn backend_or_skip(name: &str, what: &str, require_var: &str) -> Option<Arc<dyn Backend>> {
+    let b = backend::by_name(name).unwrap_or_else(|| panic!("batchsig registers the {name} backend"));
     match b.availability() {
         batchsig::Availability::Available => Some(b),
         batchsig::Availability::Unavailable(why) => {
-            skip_or_fail(what, &format!("AVX2 backend unavailable: {why}"), "BATCHSIG_REQUIRE_AVX2");
+            skip_or_fail(what, &format!("{name} backend unavailable: {why}"), require_var);
             None
         }
     }
+}
+
+fn avx2(what: &str) -> Option<Arc<dyn Backend>> {
+    backend_or_skip("avx2", what, "BATCHSIG_REQUIRE_AVX2")
+}
+
+fn wgpu(what: &str) -> Option<Arc<dyn Backend>> {
+    backend_or_skip("wgpu", what, "BATCHSIG_REQUIRE_GPU")
 }
 
 fn scalar() -> Arc<dyn Backend> {
@@ -28,14 +39,48 @@ fn scalar() -> Arc<dyn Backend> {
 }
 
 fn digests(hash: HashAlg, n: usize) -> Vec<Vec<u8>> {
-    (0..n).map(|i| hash.digest(format!("avx2 message {i}").as_bytes())).collect()
+    (0..n).map(|i| hash.digest(format!("batch message {i}").as_bytes())).collect()
 }
 
 #[test]
-fn rsa_signatures_match_scalar_byte_for_byte() {
-    let Some(avx2) = avx2("rsa_signatures_match_scalar_byte_for_byte") else { return };
+fn avx2_rsa_signatures_match_scalar_byte_for_byte() {
+    let Some(b) = avx2("avx2_rsa_signatures_match_scalar_byte_for_byte") else { return };
+    rsa_signatures_match_scalar(&b, &[2048, 3072, 4096]);
+}
+
+#[test]
+fn wgpu_rsa_signatures_match_scalar_byte_for_byte() {
+    let Some(b) = wgpu("wgpu_rsa_signatures_match_scalar_byte_for_byte") else { return };
+    rsa_signatures_match_scalar(&b, &[2048, 3072]);
+}
+
+#[test]
+fn avx2_ecdsa_signatures_match_scalar_byte_for_byte() {
+    let Some(b) = avx2("avx2_ecdsa_signatures_match_scalar_byte_for_byte") else { return };
+    ecdsa_signatures_match_scalar(&b);
+}
+
+#[test]
+fn wgpu_ecdsa_signatures_match_scalar_byte_for_byte() {
+    let Some(b) = wgpu("wgpu_ecdsa_signatures_match_scalar_byte_for_byte") else { return };
+    ecdsa_signatures_match_scalar(&b);
+}
+
+#[test]
+fn avx2_signatures_verify_with_openssl() {
+    let Some(b) = avx2("avx2_signatures_verify_with_openssl") else { return };
+    signatures_verify_with_openssl(&b, "avx2_signatures_verify_with_openssl");
+}
+
+#[test]
+fn wgpu_signatures_verify_with_openssl() {
+    let Some(b) = wgpu("wgpu_signatures_verify_with_openssl") else { return };
+    signatures_verify_with_openssl(&b, "wgpu_signatures_verify_with_openssl");
+}
+
+fn rsa_signatures_match_scalar(candidate: &Arc<dyn Backend>, sizes: &[usize]) {
     let scalar = scalar();
-    for bits in [2048usize, 3072, 4096] {
+    for &bits in sizes {
         let key = test_keys::rsa(bits);
         for scheme in [RsaScheme::pkcs1v15(HashAlg::Sha256), RsaScheme::pss(HashAlg::Sha384)] {
             // 9 jobs: two full groups of four and a padded one
@@ -44,8 +89,8 @@ fn rsa_signatures_match_scalar_byte_for_byte() {
             let sign = |b: &dyn Backend| {
                 batchsig::rsa::sign_batch(b, scheme, &jobs, &mut ChaCha20Rng::seed_from_u64(bits as u64)).unwrap()
             };
-            let ours = sign(&*avx2);
-            assert_eq!(ours, sign(&*scalar), "RSA-{bits} {scheme}");
+            let ours = sign(&**candidate);
+            assert_eq!(ours, sign(&*scalar), "{}: RSA-{bits} {scheme}", candidate.name());
             let sigs: Vec<Vec<u8>> = ours.into_iter().map(Result::unwrap).collect();
             let srefs: Vec<&[u8]> = sigs.iter().map(Vec::as_slice).collect();
             let drefs: Vec<&[u8]> = d.iter().map(Vec::as_slice).collect();
@@ -54,7 +99,7 @@ fn rsa_signatures_match_scalar_byte_for_byte() {
                 .zip(&srefs)
                 .map(|(d, s)| RsaVerifyJob { key: key.public_key(), digest: d, signature: s })
                 .collect();
-            for b in [&avx2, &scalar] {
+            for b in [candidate, &scalar] {
                 let v = batchsig::rsa::verify_batch(&**b, scheme, &vjobs).unwrap();
                 assert!(v.iter().all(Result::is_ok), "RSA-{bits} {scheme} on {}: {v:?}", b.name());
             }
@@ -62,9 +107,7 @@ fn rsa_signatures_match_scalar_byte_for_byte() {
     }
 }
 
-#[test]
-fn ecdsa_signatures_match_scalar_byte_for_byte() {
-    let Some(avx2) = avx2("ecdsa_signatures_match_scalar_byte_for_byte") else { return };
+fn ecdsa_signatures_match_scalar(candidate: &Arc<dyn Backend>) {
     let scalar = scalar();
     for curve in Curve::ALL {
         let key = test_keys::ecdsa(curve);
@@ -75,32 +118,30 @@ fn ecdsa_signatures_match_scalar_byte_for_byte() {
             batchsig::ecdsa::sign_batch(b, hash, &jobs, NonceMode::Deterministic, &mut ChaCha20Rng::seed_from_u64(1))
                 .unwrap()
         };
-        let ours = sign(&*avx2);
-        assert_eq!(ours, sign(&*scalar), "{curve}");
+        let ours = sign(&**candidate);
+        assert_eq!(ours, sign(&*scalar), "{}: {curve}", candidate.name());
         let sigs: Vec<_> = ours.into_iter().map(Result::unwrap).collect();
         let drefs: Vec<&[u8]> = d.iter().map(Vec::as_slice).collect();
-        for b in [&avx2, &scalar] {
+        for b in [candidate, &scalar] {
             let v = key.public_key().verify_digests_batch(&**b, hash, &drefs, &sigs).unwrap();
             assert!(v.iter().all(Result::is_ok), "{curve} on {}: {v:?}", b.name());
         }
         // a wrong digest fails on both
         let mut bad = drefs.clone();
         bad.swap(0, 1);
-        for b in [&avx2, &scalar] {
+        for b in [candidate, &scalar] {
             let v = key.public_key().verify_digests_batch(&**b, hash, &bad, &sigs).unwrap();
             assert!(v[0].is_err() && v[1].is_err() && v[2].is_ok(), "{curve} on {}", b.name());
         }
     }
 }
 
-#[test]
-fn avx2_signatures_verify_with_openssl() {
-    let Some(avx2) = avx2("avx2_signatures_verify_with_openssl") else { return };
-    if openssl("avx2_signatures_verify_with_openssl").is_none() {
+fn signatures_verify_with_openssl(candidate: &Arc<dyn Backend>, what: &str) {
+    if openssl(what).is_none() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let msg = b"avx2 interop message for openssl";
+    let msg = b"batchsig interop message for openssl";
     let write = |name: &str, data: &[u8]| {
         let p = dir.path().join(name);
         std::fs::write(&p, data).unwrap();
@@ -113,19 +154,19 @@ fn avx2_signatures_verify_with_openssl() {
         args.extend(extra);
         args.push(&m);
         let out = std::process::Command::new("openssl").args(&args).output().expect("openssl runs");
-        assert!(out.status.success(), "{label}: openssl rejects the AVX2 signature: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{label}: openssl rejects the {} signature: {}", candidate.name(), String::from_utf8_lossy(&out.stderr));
     };
     let key = test_keys::rsa(2048);
     let pubfile = write("rsa.pem", key.public_key().to_public_key_pem().unwrap().as_bytes());
-    let sig = key.sign_batch(&*avx2, RsaScheme::pkcs1v15(HashAlg::Sha256), &[msg]).unwrap().remove(0).unwrap();
+    let sig = key.sign_batch(&**candidate, RsaScheme::pkcs1v15(HashAlg::Sha256), &[msg]).unwrap().remove(0).unwrap();
     verify(&pubfile, &sig, "-sha256", &[], "RSA-2048 PKCS#1 v1.5");
-    let sig = key.sign_batch(&*avx2, RsaScheme::pss(HashAlg::Sha256), &[msg]).unwrap().remove(0).unwrap();
+    let sig = key.sign_batch(&**candidate, RsaScheme::pss(HashAlg::Sha256), &[msg]).unwrap().remove(0).unwrap();
     let pss = ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest"];
     verify(&pubfile, &sig, "-sha256", &pss, "RSA-2048 PSS");
     for curve in Curve::ALL {
         let key = test_keys::ecdsa(curve);
         let pubfile = write("ec.pem", key.public_key().to_public_key_pem().unwrap().as_bytes());
-        let sig = key.sign_batch(&*avx2, &[msg]).unwrap().remove(0).unwrap();
+        let sig = key.sign_batch(&**candidate, &[msg]).unwrap().remove(0).unwrap();
         let dgst = match curve_hash(curve) {
             HashAlg::Sha256 => "-sha256",
             HashAlg::Sha384 => "-sha384",
