@@ -26,6 +26,9 @@ pub struct WgpuOptions {
     pub adapter_name: Option<String>,
     /// How long one submission may run before the batch fails with a timeout.
     pub timeout: Duration,
+    /// Use u64 products where the adapter offers `SHADER_INT64` (default; `BATCHSIG_WGPU_INT64=0`
+    /// turns it off). `false` forces the portable 16×16-bit path, which every adapter runs.
+    pub int64: bool,
 }
 
 impl Default for WgpuOptions {
@@ -34,16 +37,18 @@ impl Default for WgpuOptions {
             backends: wgpu::Backends::all(),
             adapter_name: None,
             timeout: Duration::from_secs(600),
+            int64: true,
         }
     }
 }
 
 impl WgpuOptions {
-    /// Options from `WGPU_BACKEND` and `WGPU_ADAPTER_NAME`.
+    /// Options from `WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and `BATCHSIG_WGPU_INT64`.
     pub fn from_env() -> Self {
         Self {
             backends: wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all()),
             adapter_name: std::env::var("WGPU_ADAPTER_NAME").ok().filter(|s| !s.is_empty()),
+            int64: std::env::var("BATCHSIG_WGPU_INT64").map_or(true, |v| v != "0" && v != "false"),
             ..Self::default()
         }
     }
@@ -86,6 +91,8 @@ pub(crate) struct GpuContext {
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
     pub timeout: Duration,
+    /// The product path every shader of this device is composed with.
+    pub arith: shaders::Arith,
     layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
     modexp_pipelines: Mutex<HashMap<usize, Arc<ModexpPipelines>>>,
@@ -159,10 +166,12 @@ impl GpuContext {
             return Err(format!("adapter {} ({:?}) has no compute shaders", info.name, info.backend));
         }
         let limits = adapter.limits();
+        let int64 = opts.int64 && adapter.features().contains(wgpu::Features::SHADER_INT64);
+        let arith = if int64 { shaders::Arith::Int64 } else { shaders::Arith::Portable };
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("batch-wgpu"),
-                required_features: wgpu::Features::empty(),
+                required_features: if int64 { wgpu::Features::SHADER_INT64 } else { wgpu::Features::empty() },
                 required_limits: limits.clone(),
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
                 memory_hints: wgpu::MemoryHints::Performance,
@@ -217,6 +226,7 @@ impl GpuContext {
             info,
             limits,
             timeout: opts.timeout,
+            arith,
             layout,
             pipeline_layout,
             modexp_pipelines: Mutex::new(HashMap::new()),
@@ -231,7 +241,7 @@ impl GpuContext {
     pub fn describe_adapter(&self) -> String {
         let i = &self.info;
         let driver = if i.driver.is_empty() { String::new() } else { format!(", driver {} {}", i.driver, i.driver_info) };
-        format!("{} ({:?}, {}{})", i.name, i.backend, device_type_word(i.device_type), driver.trim_end())
+        format!("{} ({:?}, {}{}); {}", i.name, i.backend, device_type_word(i.device_type), driver.trim_end(), self.arith.describe())
     }
 
     /// Exclusive use of the device for one batch (a poisoned lock is still usable: the
@@ -286,7 +296,7 @@ impl GpuContext {
         }
         let what = format!("modexp shader for {limbs} limbs");
         let [load, table, windows, bits_vartime, finish] =
-            self.compile(&what, shaders::modexp_source(limbs), shaders::MODEXP_ENTRY_POINTS)?;
+            self.compile(&what, shaders::modexp_source(limbs, self.arith), shaders::MODEXP_ENTRY_POINTS)?;
         let p = Arc::new(ModexpPipelines { load, table, windows, bits_vartime, finish });
         cache.insert(limbs, p.clone());
         Ok(p)
@@ -306,7 +316,7 @@ impl GpuContext {
         }
         let what = format!("EC shader for {curve}");
         let [load, table, windows, base, finish] =
-            self.compile(&what, shaders::ec_source(curve), shaders::EC_ENTRY_POINTS)?;
+            self.compile(&what, shaders::ec_source(curve, self.arith), shaders::EC_ENTRY_POINTS)?;
         let (record, base_words) = consts();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let upload = |label: &str, words: &[u32]| {

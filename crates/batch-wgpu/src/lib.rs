@@ -109,7 +109,7 @@ impl Backend for WgpuBackend {
     fn description(&self) -> String {
         match self.context() {
             Ok(ctx) => format!(
-                "GPU via wgpu: {}; 32-bit limbs (16×16-bit products), Montgomery CIOS, one invocation per job",
+                "GPU via wgpu: {}; 32-bit limbs, Montgomery CIOS, one invocation per job",
                 ctx.describe_adapter()
             ),
             Err(e) => format!("GPU via wgpu: {e}"),

@@ -22,7 +22,48 @@ pub const WORKGROUP_SIZE: usize = 64;
 
 use batch_core::Curve;
 
-/// The pieces of the modexp shader, in order (later pieces use earlier ones).
+/// How limb products are computed: the portable path (16×16-bit partial products, any
+/// adapter) or u64 arithmetic (adapters with `SHADER_INT64`). Both give the same results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arith {
+    Portable,
+    Int64,
+}
+
+impl Arith {
+    pub const BOTH: [Arith; 2] = [Arith::Portable, Arith::Int64];
+
+    /// The first piece of every shader: `mul_wide` and `mac`.
+    fn products(self) -> (&'static str, &'static str) {
+        match self {
+            Arith::Portable => ("mul_portable.wgsl", include_str!("../../../shaders/mul_portable.wgsl")),
+            Arith::Int64 => ("mul_int64.wgsl", include_str!("../../../shaders/mul_int64.wgsl")),
+        }
+    }
+
+    /// How descriptions name it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Arith::Portable => "16×16-bit partial products",
+            Arith::Int64 => "u64 products (SHADER_INT64)",
+        }
+    }
+}
+
+/// Concatenates `parts` after the prelude and the product piece, expanding `//#unroll` with
+/// `u` copies per loop iteration.
+fn compose(prelude: String, arith: Arith, parts: &[(&str, &str)], limbs: usize, u: usize) -> String {
+    let mut src = prelude;
+    for (name, text) in core::iter::once(arith.products()).chain(parts.iter().copied()) {
+        src.push_str("\n// ---- ");
+        src.push_str(name);
+        src.push_str(" ----\n");
+        src.push_str(&unroll(text, limbs, u));
+    }
+    src
+}
+
+/// The pieces of the modexp shader after the products, in order (later pieces use earlier ones).
 const MODEXP_PARTS: [(&str, &str); 3] = [
     ("bigint.wgsl", include_str!("../../../shaders/bigint.wgsl")),
     ("montgomery.wgsl", include_str!("../../../shaders/montgomery.wgsl")),
@@ -51,18 +92,11 @@ pub const MODEXP_ENTRY_POINTS: [&str; 5] =
 pub const LOOP_BUDGET: usize = 60_000;
 
 /// The full modexp shader for `limbs` 32-bit limbs.
-pub fn modexp_source(limbs: usize) -> String {
-    let mut src = prelude(limbs);
-    for (name, text) in MODEXP_PARTS {
-        src.push_str("\n// ---- ");
-        src.push_str(name);
-        src.push_str(" ----\n");
-        src.push_str(&unroll(text, limbs, unroll_factor(limbs)));
-    }
-    src
+pub fn modexp_source(limbs: usize, arith: Arith) -> String {
+    compose(prelude(limbs), arith, &MODEXP_PARTS, limbs, unroll_factor(limbs))
 }
 
-/// The pieces of the EC shader, in order.
+/// The pieces of the EC shader after the products, in order.
 const EC_PARTS: [(&str, &str); 5] = [
     ("bigint.wgsl", include_str!("../../../shaders/bigint.wgsl")),
     ("montgomery.wgsl", include_str!("../../../shaders/montgomery.wgsl")),
@@ -87,17 +121,11 @@ pub fn ec_windows(curve: Curve) -> usize {
 
 /// The EC shader for `curve`. Limb loops are unrolled fully (at most 18 limbs), so a field
 /// multiplication costs LIMBS loop iterations and an addition none.
-pub fn ec_source(curve: Curve) -> String {
+pub fn ec_source(curve: Curve, arith: Arith) -> String {
     let limbs = ec_limbs(curve);
-    let mut src = prelude(limbs);
-    src.push_str(&format!("// {curve}\nconst WINDOWS: u32 = {}u;\n", ec_windows(curve)));
-    for (name, text) in EC_PARTS {
-        src.push_str("\n// ---- ");
-        src.push_str(name);
-        src.push_str(" ----\n");
-        src.push_str(&unroll(text, limbs, limbs));
-    }
-    src
+    let mut pre = prelude(limbs);
+    pre.push_str(&format!("// {curve}\nconst WINDOWS: u32 = {}u;\n", ec_windows(curve)));
+    compose(pre, arith, &EC_PARTS, limbs, limbs)
 }
 
 /// Copies per iteration of an expanded `//#unroll` loop for `limbs`: the largest of 16, 8,
@@ -180,10 +208,16 @@ mod tests {
     use super::*;
     use wgpu::naga;
 
-    fn validate(src: &str, what: &str) -> naga::Module {
+    /// Parses and validates `src` with the capabilities `arith` needs (none for the
+    /// portable path: it must validate on any adapter).
+    fn validate(src: &str, arith: Arith, what: &str) -> naga::Module {
         let module = naga::front::wgsl::parse_str(src)
             .unwrap_or_else(|e| panic!("{what}: WGSL parse error:\n{}", e.emit_to_string(src)));
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+        let caps = match arith {
+            Arith::Portable => naga::valid::Capabilities::empty(),
+            Arith::Int64 => naga::valid::Capabilities::SHADER_INT64,
+        };
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
             .validate(&module)
             .unwrap_or_else(|e| panic!("{what}: naga validation error:\n{}", e.emit_to_string(src)));
         module
@@ -191,18 +225,31 @@ mod tests {
 
     #[test]
     fn every_modexp_variant_parses_and_validates() {
-        for limbs in LIMB_VARIANTS {
-            let module = validate(&modexp_source(limbs), &format!("modexp, {limbs} limbs"));
-            let entries: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
-            assert_eq!(entries, MODEXP_ENTRY_POINTS, "{limbs} limbs");
+        for arith in Arith::BOTH {
+            for limbs in LIMB_VARIANTS {
+                let module = validate(&modexp_source(limbs, arith), arith, &format!("modexp, {limbs} limbs, {arith:?}"));
+                let entries: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+                assert_eq!(entries, MODEXP_ENTRY_POINTS, "{limbs} limbs");
+            }
         }
+    }
+
+    /// The int64 path really needs the capability, so the portable one is the only one an
+    /// adapter without it gets.
+    #[test]
+    fn int64_path_needs_the_capability() {
+        let src = modexp_source(16, Arith::Int64);
+        let module = naga::front::wgsl::parse_str(&src).expect("parses");
+        let plain = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+            .validate(&module);
+        assert!(plain.is_err(), "u64 arithmetic validated without SHADER_INT64");
     }
 
     #[test]
     fn every_ec_shader_parses_and_validates() {
-        for curve in Curve::ALL {
-            let src = ec_source(curve);
-            let module = validate(&src, &format!("EC, {curve}"));
+        for (curve, arith) in Curve::ALL.into_iter().flat_map(|c| Arith::BOTH.map(|a| (c, a))) {
+            let src = ec_source(curve, arith);
+            let module = validate(&src, arith, &format!("EC, {curve}, {arith:?}"));
             let entries: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
             assert_eq!(entries, EC_ENTRY_POINTS, "{curve}");
             assert!(!src.lines().any(|l| l.trim_start().starts_with("//#")), "every block expanded");
@@ -227,7 +274,7 @@ mod tests {
              {\n  x[(u_j + 0u)] = J_max + (u_j + 0u);\n}\n{\n  x[(u_j + 1u)] = J_max + (u_j + 1u);\n}\n}\nb\n"
         );
         assert!(LIMB_VARIANTS.iter().all(|&l| l % unroll_factor(l) == 0 && unroll_factor(l) >= 8));
-        assert!(!modexp_source(32).lines().any(|l| l.trim_start().starts_with("//#")), "every block expanded");
+        assert!(!modexp_source(32, Arith::Portable).lines().any(|l| l.trim_start().starts_with("//#")), "every block expanded");
     }
 
     #[test]

@@ -32,6 +32,15 @@ fn ecc_vs_scalar_p521() {
     check_backend_vs_reference(&scalar(), &b, &[Curve::P521], &[], &[1, 6], 23);
 }
 
+/// The portable product path on P-256 and P-521 (the default tests run u64 products where
+/// the adapter has SHADER_INT64).
+#[test]
+fn ecc_portable_path_vs_scalar() {
+    let Some(b) = common::wgpu_portable_or_skip("ecc_portable_path_vs_scalar") else { return };
+    check_backend_vs_reference(&scalar(), &b, &[Curve::P256], &[], &[1, 65], 25);
+    check_backend_vs_reference(&scalar(), &b, &[Curve::P521], &[], &[5], 26);
+}
+
 /// A batch split into chunks of 7 (forced below the device limits) gives the scalar results.
 #[test]
 fn ecc_split_into_chunks_vs_scalar() {

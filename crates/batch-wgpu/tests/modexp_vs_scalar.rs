@@ -17,6 +17,28 @@ fn modexp_vs_num_bigint_1024() {
     check_modexp_vs_num_bigint(&b, &[3, 64, 200, 511], &[1, 5], 2);
 }
 
+/// The portable product path (16×16-bit partial products) on the same adapter, 1024-bit and
+/// small moduli; the default path above is u64 products where the adapter has SHADER_INT64.
+#[test]
+fn modexp_portable_path_vs_num_bigint() {
+    let Some(b) = common::wgpu_portable_or_skip("modexp_portable_path_vs_num_bigint") else { return };
+    assert!(b.description().contains("16×16-bit partial products"), "{}", b.description());
+    check_modexp_vs_num_bigint(&b, &[1024], &[1, 65], 8);
+    check_modexp_vs_num_bigint(&b, &[3, 511], &[5], 9);
+}
+
+/// Under CI the default path must be the u64 one (lavapipe's Vulkan driver has SHADER_INT64),
+/// so that both product paths are tested; elsewhere this only reports which path runs.
+#[test]
+fn default_path_uses_int64_where_offered() {
+    let Some(b) = common::wgpu_or_skip("default_path_uses_int64_where_offered") else { return };
+    let d = b.description();
+    if !d.contains("SHADER_INT64") {
+        assert!(!common::required(), "CI must test the SHADER_INT64 path, but the adapter runs: {d}");
+        eprintln!("the adapter has no SHADER_INT64: only the portable path is tested here ({d})");
+    }
+}
+
 /// 2048-bit moduli (RSA-4096 halves) and one small 3840-bit batch (RSA-7680 halves).
 #[test]
 fn modexp_vs_num_bigint_2048_and_3840() {

@@ -14,6 +14,19 @@ pub fn wgpu_or_skip(what: &str) -> Option<WgpuBackend> {
     check(what, b)
 }
 
+/// The same adapter with the portable 16×16-bit product path forced (`int64: false`): the
+/// path every adapter without `SHADER_INT64` runs. Shared like [`wgpu_or_skip`].
+pub fn wgpu_portable_or_skip(what: &str) -> Option<WgpuBackend> {
+    static SHARED: std::sync::OnceLock<WgpuBackend> = std::sync::OnceLock::new();
+    let b = SHARED.get_or_init(|| WgpuBackend::with_options(WgpuOptions { int64: false, ..WgpuOptions::from_env() })).clone();
+    check(what, b)
+}
+
+/// Whether CI (or `BATCHSIG_REQUIRE_GPU`) demands the GPU tests run.
+pub fn required() -> bool {
+    std::env::var("CI").map(|v| v == "true" || v == "1").unwrap_or(false) || std::env::var("BATCHSIG_REQUIRE_GPU").is_ok()
+}
+
 fn check(what: &str, b: WgpuBackend) -> Option<WgpuBackend> {
     match b.availability() {
         Availability::Available => {
@@ -21,8 +34,7 @@ fn check(what: &str, b: WgpuBackend) -> Option<WgpuBackend> {
             Some(b)
         }
         Availability::Unavailable(why) => {
-            let ci = std::env::var("CI").map(|v| v == "true" || v == "1").unwrap_or(false);
-            if ci || std::env::var("BATCHSIG_REQUIRE_GPU").is_ok() {
+            if required() {
                 panic!(
                     "{what}: wgpu backend unavailable ({why}); required because CI=true or BATCHSIG_REQUIRE_GPU is set \
                      (install Mesa's software adapter: apt-get install mesa-vulkan-drivers)"
