@@ -54,16 +54,23 @@ fn shape_errors_come_first() {
 }
 
 /// A submission that outlives the timeout fails its batch with an error naming the wait;
-/// nothing panics and no result is returned.
+/// nothing panics and no result is returned. wgpu's GL backend cannot bound a wait (llvmpipe's
+/// GL driver runs the work inside the submission), so there the batch may complete: then its
+/// results must still be right.
 #[test]
 fn timeout_is_an_error_for_the_batch() {
     let Some(_) = common::wgpu_or_skip("timeout_is_an_error_for_the_batch") else { return };
     let b = WgpuBackend::with_options(WgpuOptions { timeout: std::time::Duration::from_micros(1), ..WgpuOptions::from_env() });
     let g = Curve::P521.generator();
     let k = vec![batch_core::dev::ec_scalars(&mut batch_core::dev::rng(3), Curve::P521, 7)[6]; 64];
-    match b.mul_point(Curve::P521, &vec![g; 64], &k) {
+    let q = vec![g; 64];
+    match b.mul_point(Curve::P521, &q, &k) {
         Err(Error::Backend(why)) => assert!(why.contains("waiting for the GPU"), "{why}"),
-        other => panic!("expected a timeout error, got {:?}", other.map(|v| v.len())),
+        Ok(got) if b.description().contains("(Gl,") => {
+            let want = batch_scalar::ScalarBackend::with_threads(1).unwrap().mul_point(Curve::P521, &q, &k).unwrap();
+            assert_eq!(got, want, "GL completed the batch: its results must be right");
+        }
+        other => panic!("expected a timeout error, got {:?} on {}", other.map(|v| v.len()), b.description()),
     }
 }
 
