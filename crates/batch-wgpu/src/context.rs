@@ -1,8 +1,8 @@
 //! The GPU context, built once per backend: instance, adapter, device, queue, the bind-group
 //! layout shared by every shader (a uniform, three read-only inputs, results, scratch), the
 //! compute pipelines, compiled on first use and cached per modexp variant and per curve, and
-//! each curve's fixed-base table, uploaded once. [`GpuContext::run_plan`] runs one chunk's
-//! dispatches and reads the results back.
+//! each curve's fixed-base table, uploaded once. [`GpuContext::run_chunks`] runs a batch's
+//! chunks, submitting each before the previous one is read back.
 //!
 //! Adapter choice follows wgpu's environment variables: `WGPU_BACKEND` (e.g. `vulkan`, `gl`)
 //! restricts the backends, `WGPU_ADAPTER_NAME` picks the first adapter whose name contains it
@@ -77,7 +77,14 @@ pub(crate) struct EcPipelines {
     pub base_table: wgpu::Buffer,
 }
 
-/// A read-only input of [`GpuContext::run_plan`]: words to upload, or a buffer already there.
+/// A submitted chunk: its readback buffer, mapped once the submission completes.
+pub(crate) struct Pending {
+    readback: wgpu::Buffer,
+    submission: wgpu::SubmissionIndex,
+    rx: std::sync::mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>,
+}
+
+/// A read-only input of [`GpuContext::submit_plan`]: words to upload, or a buffer already there.
 pub(crate) enum Input<'a> {
     Words(&'a [u32]),
     Buffer(&'a wgpu::Buffer),
@@ -336,11 +343,37 @@ impl GpuContext {
         Ok(p)
     }
 
-    /// Runs one chunk of `count` jobs: `plan` is the dispatches `(pipeline, first, steps)` in
-    /// order (each gets the uniform `count, word1, first, steps`), `inputs` are bindings 1–3,
-    /// `result_words` the words read back from binding 4, `scratch_words` the size of binding
-    /// 5. Validation errors, out-of-memory, device loss and timeouts are an `Err` for the chunk.
-    pub fn run_plan(
+    /// Runs `items` (chunks) through `submit`, which uploads and submits one and returns its
+    /// [`Pending`] readback, and `done`, which takes an item's result words. The next chunk is
+    /// submitted before the previous one is read back and post-processed, so the GPU computes
+    /// chunk k + 1 while the host reads, converts and checks chunk k. The first error ends the
+    /// batch.
+    pub fn run_chunks<T>(
+        &self,
+        items: impl IntoIterator<Item = T>,
+        mut submit: impl FnMut(&T) -> Result<Pending, String>,
+        mut done: impl FnMut(T, Vec<u32>),
+    ) -> Result<(), String> {
+        let mut in_flight: Option<(T, Pending)> = None;
+        for item in items {
+            let pending = submit(&item)?;
+            if let Some((prev, p)) = in_flight.replace((item, pending)) {
+                done(prev, self.collect(p)?);
+            }
+        }
+        if let Some((prev, p)) = in_flight {
+            done(prev, self.collect(p)?);
+        }
+        Ok(())
+    }
+
+    /// Uploads and submits one chunk of `count` jobs: `plan` is the dispatches `(pipeline,
+    /// first, steps)` in order (each gets the uniform `count, word1, first, steps`), `inputs`
+    /// are bindings 1–3, `result_words` the words read back from binding 4, `scratch_words`
+    /// the size of binding 5. [`GpuContext::collect`] waits for the results. Validation errors
+    /// and out-of-memory are an `Err` here; device loss and timeouts in `collect`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn submit_plan(
         &self,
         label: &str,
         plan: &[(&wgpu::ComputePipeline, usize, usize)],
@@ -349,7 +382,7 @@ impl GpuContext {
         inputs: [Input<'_>; 3],
         result_words: usize,
         scratch_words: usize,
-    ) -> Result<Vec<u32>, String> {
+    ) -> Result<Pending, String> {
         use wgpu::util::DeviceExt;
         self.check_alive()?;
         let device = &self.device;
@@ -431,7 +464,13 @@ impl GpuContext {
         if let Some(e) = validation_err.or(oom_err) {
             return Err(format!("wgpu error: {e}"));
         }
-        device
+        Ok(Pending { readback, submission, rx })
+    }
+
+    /// Waits for a submitted chunk and reads its results back.
+    pub fn collect(&self, pending: Pending) -> Result<Vec<u32>, String> {
+        let Pending { readback, submission, rx } = pending;
+        self.device
             .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(self.timeout) })
             .map_err(|e| format!("waiting for the GPU: {e}"))?;
         self.check_alive()?;

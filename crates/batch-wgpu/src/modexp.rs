@@ -102,13 +102,33 @@ pub(crate) fn modexp_batch(
             }
         }
     }
-    for (limbs, group) in groups {
+    // every chunk of every variant, in order; each chunk's words are built just before it
+    // is submitted (the iterator is lazy), while the previous chunk runs
+    let mut plan_of = Vec::new();
+    for (limbs, group) in &groups {
         let exp_words = group.iter().map(|&i| 2 * jobs[i].exponent.len()).max().unwrap_or(1).max(1);
-        let per_job = chunk_cap(ctx, limbs, exp_words, max_chunk_jobs);
-        for chunk in group.chunks(per_job) {
-            run_chunk(ctx, moduli, &prepared, jobs, chunk, limbs, exp_words, vartime, &mut out)?;
-        }
+        let per_job = chunk_cap(ctx, *limbs, exp_words, max_chunk_jobs);
+        plan_of.extend(group.chunks(per_job).map(|chunk| (*limbs, exp_words, chunk)));
     }
+    let items = plan_of.into_iter().map(|(limbs, exp_words, chunk)| Chunk::build(&prepared, jobs, chunk, limbs, exp_words));
+    ctx.run_chunks(
+        items,
+        |c| {
+            let c = c.as_ref().map_err(Clone::clone)?;
+            let pipelines = ctx.modexp_pipelines(c.limbs)?;
+            let plan = dispatch_plan(&pipelines, c.limbs, c.exp_words, vartime);
+            let inputs = [Input::Words(&c.mod_words), Input::Words(&c.job_words), Input::Words(&c.exp_buf)];
+            let count = c.chunk.len();
+            let scratch_words = count * SCRATCH_SLOTS * c.limbs;
+            ctx.submit_plan("modexp", &plan, count, c.exp_words as u32, inputs, count * c.limbs, scratch_words)
+        },
+        |c, words| {
+            if let Ok(c) = c {
+                c.finish(moduli, jobs, &words, &mut out);
+            }
+        },
+    )
+    .map_err(Error::Backend)?;
     Ok(out)
 }
 
@@ -125,61 +145,78 @@ fn chunk_cap(ctx: &GpuContext, limbs: usize, exp_words: usize, max_chunk_jobs: O
     max_chunk_jobs.map_or(cap, |c| cap.min(c.max(1)))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_chunk(
-    ctx: &GpuContext,
-    moduli: &[&[u64]],
-    prepared: &[Result<DynMonty, Error>],
-    jobs: &[ModexpJob<'_>],
-    chunk: &[usize],
+/// One chunk's inputs as the shader reads them, and what reading its results back needs.
+struct Chunk<'a> {
+    chunk: &'a [usize],
     limbs: usize,
     exp_words: usize,
-    vartime: bool,
-    out: &mut [JobResult<Vec<u64>>],
-) -> Result<(), Error> {
-    // moduli used by this chunk, renumbered
-    let mut local: HashMap<usize, u32> = HashMap::new();
-    let mut mod_words: Vec<u32> = Vec::new();
-    let mut limbs64: Vec<usize> = Vec::new();
-    let mut job_words: Vec<u32> = Vec::with_capacity(chunk.len() * (limbs + 1));
-    let mut exp_buf: Vec<u32> = Vec::with_capacity(chunk.len() * exp_words);
-    for &i in chunk {
-        let job = &jobs[i];
-        let idx = match local.get(&job.modulus) {
-            Some(&k) => k,
-            None => {
-                let d = prepared[job.modulus].as_ref().map_err(Clone::clone)?;
-                let p = prepare(d, limbs);
-                let k = limbs64.len() as u32;
-                mod_words.extend(p.record);
-                limbs64.push(p.limbs64);
-                local.insert(job.modulus, k);
-                k
-            }
+    /// the chunk's moduli, renumbered in first-use order: records and result lengths
+    local: HashMap<usize, u32>,
+    limbs64: Vec<usize>,
+    mod_words: Vec<u32>,
+    job_words: Vec<u32>,
+    exp_buf: Vec<u32>,
+}
+
+impl<'a> Chunk<'a> {
+    fn build(
+        prepared: &[Result<DynMonty, Error>],
+        jobs: &[ModexpJob<'_>],
+        chunk: &'a [usize],
+        limbs: usize,
+        exp_words: usize,
+    ) -> Result<Self, String> {
+        let mut c = Chunk {
+            chunk,
+            limbs,
+            exp_words,
+            local: HashMap::new(),
+            limbs64: Vec::new(),
+            mod_words: Vec::new(),
+            job_words: Vec::with_capacity(chunk.len() * (limbs + 1)),
+            exp_buf: Vec::with_capacity(chunk.len() * exp_words),
         };
-        // base < modulus (validated), so its significant limbs fit
-        let sig = job.base.len().min(limbs64[idx as usize]);
-        job_words.extend(to_words(&job.base[..sig], limbs));
-        job_words.push(idx);
-        exp_buf.extend(to_words(job.exponent, exp_words));
+        for &i in chunk {
+            let job = &jobs[i];
+            let idx = match c.local.get(&job.modulus) {
+                Some(&k) => k,
+                None => {
+                    // validated jobs only reach here, so their modulus prepared
+                    let d = prepared[job.modulus].as_ref().map_err(|e| e.to_string())?;
+                    let p = prepare(d, limbs);
+                    let k = c.limbs64.len() as u32;
+                    c.mod_words.extend(p.record);
+                    c.limbs64.push(p.limbs64);
+                    c.local.insert(job.modulus, k);
+                    k
+                }
+            };
+            // base < modulus (validated), so its significant limbs fit
+            let sig = job.base.len().min(c.limbs64[idx as usize]);
+            c.job_words.extend(to_words(&job.base[..sig], limbs));
+            c.job_words.push(idx);
+            c.exp_buf.extend(to_words(job.exponent, exp_words));
+        }
+        Ok(c)
     }
-    let scratch_words = chunk.len() * SCRATCH_SLOTS * limbs;
-    let results = dispatch(ctx, limbs, exp_words, chunk.len(), vartime, &mod_words, &job_words, &exp_buf, scratch_words)
-        .map_err(Error::Backend)?;
-    for (slot, &i) in chunk.iter().enumerate() {
-        let job = &jobs[i];
-        let words = &results[slot * limbs..(slot + 1) * limbs];
-        let mut r: Vec<u64> = words.chunks_exact(2).map(|w| u64::from(w[0]) | (u64::from(w[1]) << 32)).collect();
-        let n = limbs64[local[&job.modulus] as usize];
-        let spill = r[n..].iter().any(|&w| w != 0);
-        r.truncate(n);
-        out[i] = if spill || cmp_limbs_vartime(&r, moduli[job.modulus]) != core::cmp::Ordering::Less {
-            Err(Error::FaultDetected("wgpu: modexp result not below its modulus"))
-        } else {
-            Ok(r)
-        };
+
+    /// Checks and stores the chunk's results (`limbs` words per job).
+    fn finish(&self, moduli: &[&[u64]], jobs: &[ModexpJob<'_>], results: &[u32], out: &mut [JobResult<Vec<u64>>]) {
+        let limbs = self.limbs;
+        for (slot, &i) in self.chunk.iter().enumerate() {
+            let job = &jobs[i];
+            let words = &results[slot * limbs..(slot + 1) * limbs];
+            let mut r: Vec<u64> = words.chunks_exact(2).map(|w| u64::from(w[0]) | (u64::from(w[1]) << 32)).collect();
+            let n = self.limbs64[self.local[&job.modulus] as usize];
+            let spill = r[n..].iter().any(|&w| w != 0);
+            r.truncate(n);
+            out[i] = if spill || cmp_limbs_vartime(&r, moduli[job.modulus]) != core::cmp::Ordering::Less {
+                Err(Error::FaultDetected("wgpu: modexp result not below its modulus"))
+            } else {
+                Ok(r)
+            };
+        }
     }
-    Ok(())
 }
 
 /// Loop iterations of one `mont_mul` for `limbs` (`shaders/montgomery.wgsl`): the outer loop
@@ -217,24 +254,6 @@ fn dispatch_plan(
     }
     plan.push((&p.finish, 0, 0));
     plan
-}
-
-#[allow(clippy::too_many_arguments)]
-fn dispatch(
-    ctx: &GpuContext,
-    limbs: usize,
-    exp_words: usize,
-    count: usize,
-    vartime: bool,
-    mod_words: &[u32],
-    job_words: &[u32],
-    exp_words_buf: &[u32],
-    scratch_words: usize,
-) -> Result<Vec<u32>, String> {
-    let pipelines = ctx.modexp_pipelines(limbs)?;
-    let plan = dispatch_plan(&pipelines, limbs, exp_words, vartime);
-    let inputs = [Input::Words(mod_words), Input::Words(job_words), Input::Words(exp_words_buf)];
-    ctx.run_plan("modexp", &plan, count, exp_words as u32, inputs, count * limbs, scratch_words)
 }
 
 #[cfg(test)]

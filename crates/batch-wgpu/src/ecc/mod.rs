@@ -234,7 +234,9 @@ fn run_curve<const L: usize>(
     let plan = dispatch_plan(&pipelines, c.curve, op);
     let slots = if op == Op::Base { SLOTS_BASE } else { SLOTS_POINT };
     let one = *c.p.one();
-    for chunk in valid.chunks(chunk_cap(ctx, limbs, slots, max_chunk_jobs)) {
+    // each chunk's words are built just before it is submitted (the iterator is lazy), while
+    // the previous chunk runs
+    let items = valid.chunks(chunk_cap(ctx, limbs, slots, max_chunk_jobs)).map(|chunk| {
         let mut words = Vec::with_capacity(chunk.len() * JOB_FIELDS * limbs);
         for (_, job) in chunk {
             words.extend(words_of(&job.kg.0[..L], limbs));
@@ -248,14 +250,22 @@ fn run_curve<const L: usize>(
                 words.extend(words_of(&coord.0, limbs));
             }
         }
-        let inputs = [Input::Buffer(&pipelines.curve_record), Input::Words(&words), Input::Buffer(&pipelines.base_table)];
-        let result = ctx
-            .run_plan("scalar_mul", &plan, chunk.len(), 0, inputs, chunk.len() * 3 * limbs, chunk.len() * slots * limbs)
-            .map_err(Error::Backend)?;
-        for ((i, _), r) in chunk.iter().zip(affine_results(c, &result)) {
-            out[*i] = r;
-        }
-    }
+        (chunk, words)
+    });
+    ctx.run_chunks(
+        items,
+        |(chunk, words)| {
+            let inputs = [Input::Buffer(&pipelines.curve_record), Input::Words(words), Input::Buffer(&pipelines.base_table)];
+            let n = chunk.len();
+            ctx.submit_plan("scalar_mul", &plan, n, 0, inputs, n * 3 * limbs, n * slots * limbs)
+        },
+        |(chunk, _), result| {
+            for ((i, _), r) in chunk.iter().zip(affine_results(c, &result)) {
+                out[*i] = r;
+            }
+        },
+    )
+    .map_err(Error::Backend)?;
     Ok(out)
 }
 
