@@ -2,18 +2,31 @@
 //! matching wgpu features — Metal and DX12).
 //!
 //! - [`modexp`]: batched modular exponentiation in WGSL (`shaders/bigint.wgsl`,
-//!   `montgomery.wgsl`, `modexp.wgsl`): 32-bit limbs with 16×16-bit partial products (WGSL
-//!   has no u64 and no multiply-high in its core), Montgomery CIOS on numbers kept in a storage
-//!   buffer, one invocation per job, fixed 4-bit windows with full-table `select` scans for
-//!   the constant-time path; each batch chunk runs as a short sequence of dispatches.
+//!   `montgomery.wgsl`, `modexp.wgsl`): 32-bit limbs, Montgomery CIOS on numbers kept in a
+//!   storage buffer, one invocation per job, fixed 4-bit windows with full-table `select`
+//!   scans for the constant-time path; each batch chunk runs as a short sequence of dispatches.
+//! - Products ([`shaders::Arith`]): u64 arithmetic where the adapter offers `SHADER_INT64`
+//!   (`shaders/mul_int64.wgsl`), else 16×16-bit partial products (`mul_portable.wgsl`; WGSL's
+//!   core has no u64 and no multiply-high). `WgpuOptions::int64 = false` forces the portable one.
 //! - [`ecc`]: `k·G`, `k·Q` and `u₁·G + u₂·Q` on P-256/384/521 in WGSL (`shaders/field.wgsl`,
 //!   `point.wgsl`, `scalar_mul.wgsl`): the same 32-bit Montgomery multiplication, complete
 //!   Renes–Costello–Batina additions, 4-bit windows with full-table scans, a fixed-base table
 //!   in a storage buffer built once per curve; results made affine and checked on the host.
 //!
-//! The GPU context (instance, adapter, device, pipelines) is built on first use and reused;
-//! without an adapter the backend reports itself unavailable with the reason and every call
-//! fails for the batch — it never panics.
+//! The GPU context (instance, adapter, device, pipelines, per-curve constant buffers) is built
+//! on first use and reused; without an adapter the backend reports itself unavailable with the
+//! reason and every call fails for the batch — it never panics. A batch is split into chunks
+//! that fit the device's limits; each chunk is submitted before the previous one is read back
+//! and checked.
+//!
+//! ```no_run
+//! use batch_core::{Backend, Curve, EcUint};
+//! let gpu = batch_wgpu::WgpuBackend::new(); // WGPU_BACKEND / WGPU_ADAPTER_NAME choose the adapter
+//! if gpu.availability().is_available() {
+//!     let points = gpu.mul_base(Curve::P256, &[EcUint::ONE; 1000]).unwrap();
+//!     assert_eq!(points[0], Ok(Curve::P256.generator()));
+//! }
+//! ```
 #![forbid(unsafe_code)]
 
 mod context;
