@@ -29,6 +29,9 @@ pub struct WgpuOptions {
     /// Use u64 products where the adapter offers `SHADER_INT64` (default; `BATCHSIG_WGPU_INT64=0`
     /// turns it off). `false` forces the portable 16×16-bit path, which every adapter runs.
     pub int64: bool,
+    /// Open the device with at most this storage-binding size (bytes) instead of the
+    /// adapter's: a smaller device, so tests reach the device-limit split with small batches.
+    pub max_storage_binding: Option<u32>,
 }
 
 impl Default for WgpuOptions {
@@ -38,6 +41,7 @@ impl Default for WgpuOptions {
             adapter_name: None,
             timeout: Duration::from_secs(600),
             int64: true,
+            max_storage_binding: None,
         }
     }
 }
@@ -172,7 +176,10 @@ impl GpuContext {
         if !downlevel.flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS) {
             return Err(format!("adapter {} ({:?}) has no compute shaders", info.name, info.backend));
         }
-        let limits = adapter.limits();
+        let mut limits = adapter.limits();
+        if let Some(cap) = opts.max_storage_binding {
+            limits.max_storage_buffer_binding_size = limits.max_storage_buffer_binding_size.min(cap.into());
+        }
         let int64 = opts.int64 && adapter.features().contains(wgpu::Features::SHADER_INT64);
         let arith = if int64 { shaders::Arith::Int64 } else { shaders::Arith::Portable };
         let (device, queue) = adapter
@@ -263,6 +270,18 @@ impl GpuContext {
         (self.limits.max_compute_workgroups_per_dimension as usize).min(65_535) * shaders::WORKGROUP_SIZE
     }
 
+    /// Destroys the device, as a driver reset or a removed GPU would.
+    /// wgpu reports the loss through the callback only when it next polls, so the flag is
+    /// set here too.
+    pub fn destroy(&self) {
+        let _device = self.lock();
+        self.device.destroy();
+        if let Ok(mut w) = self.lost_reason.lock() {
+            *w = "destroyed".into();
+        }
+        self.lost.store(true, Ordering::SeqCst);
+    }
+
     /// `Err` once the device is lost.
     pub fn check_alive(&self) -> Result<(), String> {
         if self.lost.load(Ordering::SeqCst) {
@@ -297,6 +316,7 @@ impl GpuContext {
 
     /// The pipelines for `limbs`, compiled on first use.
     pub fn modexp_pipelines(&self, limbs: usize) -> Result<Arc<ModexpPipelines>, String> {
+        self.check_alive()?;
         let mut cache = self.modexp_pipelines.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(p) = cache.get(&limbs) {
             return Ok(p.clone());
@@ -317,6 +337,7 @@ impl GpuContext {
         consts: impl FnOnce() -> (Vec<u32>, Vec<u32>),
     ) -> Result<Arc<EcPipelines>, String> {
         use wgpu::util::DeviceExt;
+        self.check_alive()?;
         let mut cache = self.ec_pipelines.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(p) = cache.get(&curve) {
             return Ok(p.clone());

@@ -86,6 +86,14 @@ impl WgpuBackend {
         Self { max_chunk_jobs: Some(jobs.max(1)), ..self.clone() }
     }
 
+    /// Destroys this backend's device, as a driver reset or a removed GPU would: every later
+    /// call fails its batch with an error. For tests of the device-loss path.
+    pub fn destroy_device(&self) {
+        if let Ok(ctx) = self.context() {
+            ctx.destroy();
+        }
+    }
+
     fn context(&self) -> Result<&Arc<GpuContext>, Error> {
         self.context
             .get_or_init(|| {
