@@ -154,3 +154,15 @@ pub fn check_point(curve: Curve, q: &AffinePoint) -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// Validates one `k·Q` job in the order every backend reports: the scalar, then the point.
+pub fn check_point_job(curve: Curve, k: &EcUint, q: &AffinePoint) -> Result<(), Error> {
+    check_scalar(curve, k)?;
+    check_point(curve, q)
+}
+
+/// Validates one `u₁·G + u₂·Q` job in the order every backend reports: `u₁`, `u₂`, then `Q`.
+pub fn check_double_job(curve: Curve, u1: &EcUint, u2: &EcUint, q: &AffinePoint) -> Result<(), Error> {
+    check_scalar(curve, u1)?;
+    check_point_job(curve, u2, q)
+}

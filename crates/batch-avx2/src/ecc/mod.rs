@@ -22,7 +22,7 @@ pub mod varbase;
 
 use std::sync::OnceLock;
 
-use batch_core::backend::{check_point, check_scalar};
+use batch_core::backend::{check_double_job, check_point_job, check_scalar};
 use batch_core::curve::{CurveDef, P256, P384, P521};
 use batch_core::{AffinePoint, Curve, EcUint, Error, JobResult};
 use rayon::prelude::*;
@@ -166,7 +166,7 @@ fn mul_point_avx2(t: Avx2, curve: Curve, points: &[AffinePoint], scalars: &[EcUi
         .iter()
         .zip(scalars)
         .map(|(q, k)| {
-            check_scalar(curve, k).and_then(|()| check_point(curve, q)).map(|()| EcJob { k1: *k, q: *q, ..STAND_IN })
+            check_point_job(curve, k, q).map(|()| EcJob { k1: *k, q: *q, ..STAND_IN })
         })
         .collect();
     run(t, cc, Op::Point, jobs)
@@ -185,10 +185,7 @@ fn mul_double_avx2_vartime(
         .zip(u2)
         .zip(points)
         .map(|((a, b), q)| {
-            check_scalar(curve, a)
-                .and_then(|()| check_scalar(curve, b))
-                .and_then(|()| check_point(curve, q))
-                .map(|()| EcJob { k1: *a, k2: *b, q: *q })
+            check_double_job(curve, a, b, q).map(|()| EcJob { k1: *a, k2: *b, q: *q })
         })
         .collect();
     run(t, cc, Op::DoubleVartime, jobs)

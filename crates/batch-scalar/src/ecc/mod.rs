@@ -26,7 +26,7 @@ pub mod recoding;
 pub mod straus;
 pub mod varbase;
 
-use batch_core::backend::{check_point, check_scalar};
+use batch_core::backend::{check_double_job, check_point_job, check_scalar};
 use batch_core::curve::{CurveDef, P256, P384, P521};
 use batch_core::num::{mask_from_bit, Uint};
 use batch_core::{AffinePoint, Curve, EcUint, Error, JobResult};
@@ -124,7 +124,7 @@ fn scalar<const L: usize>(k: &EcUint) -> Uint<L> {
 }
 
 /// Seam point to Montgomery form and an identity mask; only for points that passed
-/// [`check_point`]. Constant-time in the coordinates and the `infinity` flag.
+/// [`batch_core::backend::check_point`]. Constant-time in the coordinates and the `infinity` flag.
 fn point_in<const L: usize>(c: &CurveDef<L>, q: &AffinePoint) -> (AffineMonty<L>, u64) {
     let x = q.x.resize().expect("a coordinate below p fits the curve width");
     let y = q.y.resize().expect("a coordinate below p fits the curve width");
@@ -191,7 +191,7 @@ fn mul_point_with<const L: usize, S: CurveSpec<L>>(
             let checks: Vec<Result<(), Error>> = qs
                 .iter()
                 .zip(ks)
-                .map(|(q, k)| check_scalar(c.curve, k).and_then(|()| check_point(c.curve, q)))
+                .map(|(q, k)| check_point_job(c.curve, k, q))
                 .collect();
             let mut pts = Vec::with_capacity(qs.len());
             for ((q, k), ok) in qs.iter().zip(ks).zip(&checks) {
@@ -224,9 +224,7 @@ fn mul_double_with_vartime<const L: usize, S: CurveSpec<L>>(
                 .zip(b)
                 .zip(qs)
                 .map(|((a, b), q)| {
-                    check_scalar(c.curve, a)
-                        .and_then(|()| check_scalar(c.curve, b))
-                        .and_then(|()| check_point(c.curve, q))
+                    check_double_job(c.curve, a, b, q)
                 })
                 .collect();
             let jobs: Vec<DoubleJob<L>> = a

@@ -25,10 +25,10 @@
 //!
 //! Constant-time: the GPU work of a chunk depends only on the operation, the curve and the
 //! number of jobs; the host's conversions, normalisation and checks are batch-core's
-//! constant-time field arithmetic and masks. NOTE: validation (`check_scalar`, `check_point`)
+//! constant-time field arithmetic and masks. NOTE: validation (batch-core's `check_*` functions)
 //! is variable-time, as in the other backends.
 
-use batch_core::backend::{check_point, check_scalar};
+use batch_core::backend::{check_double_job, check_point_job, check_scalar};
 use batch_core::curve::{CurveDef, P256, P384, P521};
 use batch_core::num::Uint;
 use batch_core::{AffinePoint, Curve, EcUint, Error, JobResult};
@@ -93,7 +93,7 @@ pub(crate) fn mul_point(
     let jobs = points
         .iter()
         .zip(scalars)
-        .map(|(q, k)| check_scalar(curve, k).and_then(|()| check_point(curve, q)).map(|()| EcJob { kq: *k, q: *q, ..ZERO_JOB }))
+        .map(|(q, k)| check_point_job(curve, k, q).map(|()| EcJob { kq: *k, q: *q, ..ZERO_JOB }))
         .collect();
     run(ctx, curve, Op::Point, jobs, max_chunk_jobs)
 }
@@ -112,10 +112,7 @@ pub(crate) fn mul_double_vartime(
         .zip(u2)
         .zip(points)
         .map(|((a, b), q)| {
-            check_scalar(curve, a)
-                .and_then(|()| check_scalar(curve, b))
-                .and_then(|()| check_point(curve, q))
-                .map(|()| EcJob { kg: *a, kq: *b, q: *q })
+            check_double_job(curve, a, b, q).map(|()| EcJob { kg: *a, kq: *b, q: *q })
         })
         .collect();
     run(ctx, curve, Op::DoubleVartime, jobs, max_chunk_jobs)
