@@ -8,11 +8,13 @@ use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobRe
 /// Every backend this build knows, available or not (check [`Backend::availability`]):
 /// `scalar`, `avx2` (unavailable on CPUs without AVX2 and on other targets), `wgpu`
 /// (unavailable without a GPU adapter; the adapter comes from `WGPU_BACKEND` /
-/// `WGPU_ADAPTER_NAME`, and the device opens on first use) and `auto`.
+/// `WGPU_ADAPTER_NAME`, and the device opens on first use; only with the `wgpu` feature, on by
+/// default) and `auto`.
 pub fn all_backends() -> Vec<Arc<dyn Backend>> {
     vec![
         Arc::new(batch_scalar::ScalarBackend::new()),
         Arc::new(batch_avx2::Avx2Backend::new()),
+        #[cfg(feature = "wgpu")]
         Arc::new(batch_wgpu::WgpuBackend::new()),
         Arc::new(AutoBackend::measured()),
     ]
@@ -159,7 +161,8 @@ mod tests {
     #[test]
     fn registry_names_are_unique() {
         let names: Vec<&str> = all_backends().iter().map(|b| b.name()).collect();
-        assert_eq!(names, ["scalar", "avx2", "wgpu", "auto"]);
+        let want: &[&str] = if cfg!(feature = "wgpu") { &["scalar", "avx2", "wgpu", "auto"] } else { &["scalar", "avx2", "auto"] };
+        assert_eq!(names, want);
         assert_eq!(default_backend().name(), "auto");
         assert!(by_name("avx2").is_some() && by_name("gpu9000").is_none());
     }
