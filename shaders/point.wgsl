@@ -1,14 +1,16 @@
 // point.wgsl: points of y² = x³ − 3x + b in homogeneous projective coordinates (X : Y : Z),
 // Montgomery form, three consecutive slots per point; the identity is (0 : 1 : 0).
 //
-// point_add is the complete Renes–Costello–Batina addition for a = −3 (eprint 2015/1060,
-// Algorithm 4; 12M + 2m_b + 29a), the formula batch-scalar's `ecc/point.rs` implements, with
-// the same step numbers. Complete on prime-order curves: the identity, P = Q and P = −Q need
-// no special case, so doubling is point_add(p, p, …) and nothing branches on a point.
+// point_run adds or doubles with the complete Renes–Costello–Batina formulas for a = −3
+// (eprint 2015/1060): Algorithm 4, addition, 12M + 2m_b + 29a, and Algorithm 6, doubling,
+// 8M + 3S + 2m_b + 21a; the formulas batch-scalar's `ecc/point.rs` implements, with the same
+// step numbers. Complete on prime-order curves: the identity, P = Q and P = −Q need no special
+// case, and nothing branches on a point.
 //
-// The 43 steps run as a small program (ADD_PROGRAM below), one loop iteration per step, so
-// the field multiplication has one call site: llvmpipe inlines every call, and 14 inlined
-// unrolled multiplications would make compilation slow. The step sequence is public.
+// The steps run as small programs (ADD_PROGRAM, DBL_PROGRAM below), one loop iteration per
+// step in one loop (point_run), so the field multiplication has one call site: llvmpipe
+// inlines every call, and 14 inlined unrolled multiplications would make compilation slow.
+// The step sequence is public.
 
 // Step encoding: kind << 24 | destination << 16 | a << 8 | b, over these registers:
 const R_X1: u32 = 0u;  // first input, X Y Z
@@ -89,11 +91,51 @@ fn reg_slot(reg: u32, p1: u32, p2: u32) -> u32 {
     );
 }
 
-// dst = p1 + p2. Any of the three may be the same point (the result is built in S_O and
-// copied last). Costs ADD_STEPS + 12·LIMBS-ish loop iterations: see `ecc.rs` (ADD_COST).
-fn point_add(dst: u32, p1: u32, p2: u32) {
-    for (var i = 0u; i < ADD_STEPS; i = i + 1u) {
-        let step = ADD_PROGRAM[i];
+const DBL_STEPS: u32 = 34u;
+var<private> DBL_PROGRAM: array<u32, 34> = array<u32, 34>(
+    K_MUL + D * R_T0 + A * R_X1 + R_X1,  //  1 t0 = X·X
+    K_MUL + D * R_T1 + A * R_Y1 + R_Y1,  //  2 t1 = Y·Y
+    K_MUL + D * R_T2 + A * R_Z1 + R_Z1,  //  3 t2 = Z·Z
+    K_MUL + D * R_T3 + A * R_X1 + R_Y1,  //  4 t3 = X·Y
+    K_ADD + D * R_T3 + A * R_T3 + R_T3,  //  5 t3 = t3 + t3
+    K_MUL + D * R_Z3 + A * R_X1 + R_Z1,  //  6 Z3 = X·Z
+    K_ADD + D * R_Z3 + A * R_Z3 + R_Z3,  //  7 Z3 = Z3 + Z3
+    K_MUL + D * R_Y3 + A * R_B + R_T2,   //  8 Y3 = b·t2
+    K_SUB + D * R_Y3 + A * R_Y3 + R_Z3,  //  9 Y3 = Y3 − Z3
+    K_ADD + D * R_X3 + A * R_Y3 + R_Y3,  // 10 X3 = Y3 + Y3
+    K_ADD + D * R_Y3 + A * R_X3 + R_Y3,  // 11 Y3 = X3 + Y3
+    K_SUB + D * R_X3 + A * R_T1 + R_Y3,  // 12 X3 = t1 − Y3
+    K_ADD + D * R_Y3 + A * R_T1 + R_Y3,  // 13 Y3 = t1 + Y3
+    K_MUL + D * R_Y3 + A * R_X3 + R_Y3,  // 14 Y3 = X3·Y3
+    K_MUL + D * R_X3 + A * R_X3 + R_T3,  // 15 X3 = X3·t3
+    K_ADD + D * R_T3 + A * R_T2 + R_T2,  // 16 t3 = t2 + t2
+    K_ADD + D * R_T2 + A * R_T2 + R_T3,  // 17 t2 = t2 + t3
+    K_MUL + D * R_Z3 + A * R_B + R_Z3,   // 18 Z3 = b·Z3
+    K_SUB + D * R_Z3 + A * R_Z3 + R_T2,  // 19 Z3 = Z3 − t2
+    K_SUB + D * R_Z3 + A * R_Z3 + R_T0,  // 20 Z3 = Z3 − t0
+    K_ADD + D * R_T3 + A * R_Z3 + R_Z3,  // 21 t3 = Z3 + Z3
+    K_ADD + D * R_Z3 + A * R_Z3 + R_T3,  // 22 Z3 = Z3 + t3
+    K_ADD + D * R_T3 + A * R_T0 + R_T0,  // 23 t3 = t0 + t0
+    K_ADD + D * R_T0 + A * R_T3 + R_T0,  // 24 t0 = t3 + t0
+    K_SUB + D * R_T0 + A * R_T0 + R_T2,  // 25 t0 = t0 − t2
+    K_MUL + D * R_T0 + A * R_T0 + R_Z3,  // 26 t0 = t0·Z3
+    K_ADD + D * R_Y3 + A * R_Y3 + R_T0,  // 27 Y3 = Y3 + t0
+    K_MUL + D * R_T0 + A * R_Y1 + R_Z1,  // 28 t0 = Y·Z
+    K_ADD + D * R_T0 + A * R_T0 + R_T0,  // 29 t0 = t0 + t0
+    K_MUL + D * R_Z3 + A * R_T0 + R_Z3,  // 30 Z3 = t0·Z3
+    K_SUB + D * R_X3 + A * R_X3 + R_Z3,  // 31 X3 = X3 − Z3
+    K_MUL + D * R_Z3 + A * R_T0 + R_T1,  // 32 Z3 = t0·t1
+    K_ADD + D * R_Z3 + A * R_Z3 + R_Z3,  // 33 Z3 = Z3 + Z3
+    K_ADD + D * R_Z3 + A * R_Z3 + R_Z3,  // 34 Z3 = Z3 + Z3
+);
+
+// dst = p1 + p2, or dst = 2·p1 when `dbl` (p2 is then ignored). Any of the slots may be
+// the same point (the result is built in S_O and copied last). Costs at most ADD_STEPS + 14
+// multiplications' LIMBS loop iterations: see `ecc/mod.rs` (add_cost).
+fn point_run(dst: u32, p1: u32, p2: u32, dbl: bool) {
+    let steps = select(ADD_STEPS, DBL_STEPS, dbl);
+    for (var i = 0u; i < steps; i = i + 1u) {
+        let step = select(ADD_PROGRAM[i], DBL_PROGRAM[min(i, DBL_STEPS - 1u)], dbl);
         let r = reg_slot((step >> 16u) & 0xffu, p1, p2);
         let a = reg_slot((step >> 8u) & 0xffu, p1, p2);
         let b = reg_slot(step & 0xffu, p1, p2);
@@ -110,6 +152,11 @@ fn point_add(dst: u32, p1: u32, p2: u32) {
         }
     }
     point_copy(dst, S_O);
+}
+
+// dst = p1 + p2.
+fn point_add(dst: u32, p1: u32, p2: u32) {
+    point_run(dst, p1, p2, false);
 }
 
 // dst = src (three slots).

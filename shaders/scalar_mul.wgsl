@@ -54,8 +54,8 @@ const JOB_STRIDE: u32 = 5u * LIMBS;
 // scratch slots
 const S_B: u32 = 0u;      // b
 const S_T: u32 = 1u;      // CIOS accumulator, field temporary
-const S_O: u32 = 2u;      // point_add output (3 slots)
-const S_TMP: u32 = 5u;    // point_add temporaries t0 … t4 (5 slots)
+const S_O: u32 = 2u;      // point_run output (3 slots)
+const S_TMP: u32 = 5u;    // point_run temporaries t0 … t4 (5 slots)
 const S_ACC: u32 = 10u;   // k_Q·Q accumulator (3 slots)
 const S_ACC_G: u32 = 13u; // k_G·G accumulator (3 slots)
 const S_SEL: u32 = 16u;   // the table entry picked for this window (3 slots)
@@ -134,21 +134,20 @@ fn ec_table(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 // Steps params.first … of k_Q·Q: step s is in window WINDOWS − 1 − s/5 (from the top);
-// phases 0–3 double the accumulator, phase 4 adds the window's table entry.
+// phases 0–3 double the accumulator (Algorithm 6), phase 4 adds the window's table entry.
 @compute @workgroup_size(WG)
 fn ec_windows(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (!enter(gid)) {
         return;
     }
     for (var s = params.first; s < params.first + params.steps; s = s + 1u) {
-        let phase = s % 5u;
-        if (phase == 4u) {
+        let add = s % 5u == 4u;
+        if (add) {
             // the branch is on the public step counter
             select_from_table(digit(J_KQ, WINDOWS - 1u - s / 5u));
-            point_add(S_ACC, S_ACC, S_SEL);
-        } else {
-            point_add(S_ACC, S_ACC, S_ACC);
         }
+        // one call site for both (see point.wgsl)
+        point_run(S_ACC, S_ACC, S_SEL, !add);
     }
 }
 
