@@ -4,8 +4,8 @@
 //! result, and invalid jobs (scalar = n, point off the curve) that must fail alone.
 mod common;
 
-use batch_core::dev::{check_backend_vs_reference, BATCH_SIZES};
-use batch_core::{AffinePoint, Backend, Curve, EcUint};
+use batch_core::dev::{check_backend_vs_reference, check_identity_results_vs_reference, BATCH_SIZES};
+use batch_core::Curve;
 use batch_scalar::ScalarBackend;
 
 #[test]
@@ -26,23 +26,10 @@ fn ecc_vs_scalar_p521() {
     check_backend_vs_reference(&ScalarBackend::new(), &b, &[Curve::P521], &[], &BATCH_SIZES[..8], 13);
 }
 
-/// Identity results from non-trivial inputs: `n−1·G + 1·G`, `k·O`, and `(n−1)·G` as `−G`.
+/// Identity results from non-trivial inputs (the shared helper): `(n−1)·G + 1·G`, `k·O`,
+/// and `(n−1)·G` as `−G`.
 #[test]
 fn ecc_identity_results_vs_scalar() {
     let Some(b) = common::avx2_or_skip("ecc_identity_results_vs_scalar") else { return };
-    let s = ScalarBackend::new();
-    for c in Curve::ALL {
-        let g = c.generator();
-        let n1 = EcUint::from_limbs(&batch_core::dev::from_big(&(batch_core::dev::to_big(&c.order().0) - 1u8), 9)).unwrap();
-        let one = EcUint::ONE;
-        let q = [g, AffinePoint::IDENTITY, g, g, g];
-        let u1 = [n1, one, EcUint::ZERO, n1, one];
-        let u2 = [one, n1, one, n1, n1];
-        let got = b.mul_double_vartime(c, &u1, &u2, &q).unwrap();
-        assert_eq!(got, s.mul_double_vartime(c, &u1, &u2, &q).unwrap(), "{c}");
-        assert_eq!(got[0], Ok(AffinePoint::IDENTITY), "{c}: (n−1)·G + G");
-        assert_eq!(got[4], Ok(AffinePoint::IDENTITY), "{c}: G + (n−1)·G");
-        assert_eq!(b.mul_point(c, &q, &u2).unwrap(), s.mul_point(c, &q, &u2).unwrap(), "{c}");
-        assert_eq!(b.mul_base(c, &u1).unwrap(), s.mul_base(c, &u1).unwrap(), "{c}");
-    }
+    check_identity_results_vs_reference(&ScalarBackend::new(), &b);
 }

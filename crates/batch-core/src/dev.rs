@@ -136,6 +136,26 @@ pub fn ec_scalars(rng: &mut impl Rng, curve: Curve, count: usize) -> Vec<EcUint>
     out.iter().map(|v| Uint::from_limbs(&v.to_u64_digits()).expect("fits")).collect()
 }
 
+/// Identity results from non-trivial inputs on every curve: `(n−1)·G + 1·G`, `G + (n−1)·G`,
+/// `k·O`, and `(n−1)·G` as `−G`, on every operation; the candidate must match the reference
+/// and give the identity where it is due.
+pub fn check_identity_results_vs_reference(reference: &dyn Backend, candidate: &dyn Backend) {
+    for c in Curve::ALL {
+        let g = c.generator();
+        let n1 = Uint::from_limbs(&from_big(&(to_big(&c.order().0) - 1u8), 9)).expect("fits");
+        let one = EcUint::ONE;
+        let q = [g, AffinePoint::IDENTITY, g, g, g];
+        let u1 = [n1, one, EcUint::ZERO, n1, one];
+        let u2 = [one, n1, one, n1, n1];
+        let got = candidate.mul_double_vartime(c, &u1, &u2, &q).expect("batch");
+        assert_eq!(got, reference.mul_double_vartime(c, &u1, &u2, &q).expect("batch"), "{c}");
+        assert_eq!(got[0], Ok(AffinePoint::IDENTITY), "{c}: (n−1)·G + G");
+        assert_eq!(got[4], Ok(AffinePoint::IDENTITY), "{c}: G + (n−1)·G");
+        assert_eq!(candidate.mul_point(c, &q, &u2).expect("batch"), reference.mul_point(c, &q, &u2).expect("batch"), "{c}");
+        assert_eq!(candidate.mul_base(c, &u1).expect("batch"), reference.mul_base(c, &u1).expect("batch"), "{c}");
+    }
+}
+
 /// Compares two backends on every operation, curve and batch size in `sizes`, and on
 /// modexp at `rsa_bits` (half-size exponent limbs). Results (values and errors) must match
 /// exactly. Invalid jobs (scalar = n, point off the curve) are mixed in.
