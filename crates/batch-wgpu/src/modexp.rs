@@ -39,12 +39,18 @@ struct Prepared {
     record: Vec<u32>,
 }
 
-fn to_words(limbs: &[u64], words: usize) -> Vec<u32> {
-    let mut w: Vec<u32> = limbs.iter().flat_map(|x| [*x as u32, (*x >> 32) as u32]).collect();
+/// Appends `limbs` to `out` as exactly `words` little-endian `u32` words (zero-padded).
+pub(crate) fn push_words(out: &mut Vec<u32>, limbs: &[u64], words: usize) {
+    let start = out.len();
+    out.extend(limbs.iter().flat_map(|x| [*x as u32, (*x >> 32) as u32]));
     // callers pass values that fit: trailing words beyond `words` are zero
-    debug_assert!(w.iter().skip(words).all(|&x| x == 0));
-    w.resize(words, 0);
-    w
+    debug_assert!(out[start..].iter().skip(words).all(|&x| x == 0));
+    out.resize(start + words, 0);
+}
+
+/// Little-endian `u32` words (an even number) back to `u64` limbs.
+pub(crate) fn from_words(words: &[u32]) -> Vec<u64> {
+    words.chunks_exact(2).map(|w| u64::from(w[0]) | (u64::from(w[1]) << 32)).collect()
 }
 
 /// `−m⁻¹ mod 2^32` for odd `m0` (Newton: each step doubles the correct low bits from 3).
@@ -64,9 +70,9 @@ fn prepare(d: &DynMonty, limbs: usize) -> Prepared {
     let mut r2 = vec![0u64; limbs + 1];
     r2[limbs] = 1;
     let mut record = Vec::with_capacity(3 * limbs + 1);
-    record.extend(to_words(&m, limbs));
-    record.extend(to_words(&d.reduce(&r2), limbs));
-    record.extend(to_words(&d.reduce(&r), limbs));
+    push_words(&mut record, &m, limbs);
+    push_words(&mut record, &d.reduce(&r2), limbs);
+    push_words(&mut record, &d.reduce(&r), limbs);
     record.push(neg_inv_u32(m[0] as u32));
     Prepared { limbs64: d.limbs(), record }
 }
@@ -193,9 +199,9 @@ impl<'a> Chunk<'a> {
             };
             // base < modulus (validated), so its significant limbs fit
             let sig = job.base.len().min(c.limbs64[idx as usize]);
-            c.job_words.extend(to_words(&job.base[..sig], limbs));
+            push_words(&mut c.job_words, &job.base[..sig], limbs);
             c.job_words.push(idx);
-            c.exp_buf.extend(to_words(job.exponent, exp_words));
+            push_words(&mut c.exp_buf, job.exponent, exp_words);
         }
         Ok(c)
     }
@@ -206,7 +212,7 @@ impl<'a> Chunk<'a> {
         for (slot, &i) in self.chunk.iter().enumerate() {
             let job = &jobs[i];
             let words = &results[slot * limbs..(slot + 1) * limbs];
-            let mut r: Vec<u64> = words.chunks_exact(2).map(|w| u64::from(w[0]) | (u64::from(w[1]) << 32)).collect();
+            let mut r = from_words(words);
             let n = self.limbs64[self.local[&job.modulus] as usize];
             let spill = r[n..].iter().any(|&w| w != 0);
             r.truncate(n);

@@ -36,7 +36,7 @@ use batch_scalar::ecc::point::{batch_normalize, AffineMonty, ProjectivePoint};
 use rayon::prelude::*;
 
 use crate::context::{EcPipelines, GpuContext, Input};
-use crate::modexp::neg_inv_u32;
+use crate::modexp::{from_words, neg_inv_u32, push_words};
 use crate::shaders::{self, LOOP_BUDGET};
 
 /// Entries per window of both tables (unsigned 4-bit digits).
@@ -132,16 +132,10 @@ fn run(
     }
 }
 
-/// `limbs` words of `v` (which fits).
-fn words_of(v: &[u64], limbs: usize) -> impl Iterator<Item = u32> + '_ {
-    v.iter().flat_map(|x| [*x as u32, (*x >> 32) as u32]).chain(core::iter::repeat(0)).take(limbs)
-}
-
+/// `L` limbs from `2·L` words.
 fn uint_of<const L: usize>(words: &[u32]) -> Uint<L> {
     let mut u = Uint::<L>::ZERO;
-    for (l, w) in u.0.iter_mut().zip(words.chunks_exact(2)) {
-        *l = u64::from(w[0]) | (u64::from(w[1]) << 32);
-    }
+    u.0.copy_from_slice(&from_words(words));
     u
 }
 
@@ -150,9 +144,10 @@ fn uint_of<const L: usize>(words: &[u32]) -> Uint<L> {
 fn curve_constants<const L: usize>(c: &CurveDef<L>) -> (Vec<u32>, Vec<u32>) {
     let limbs = 2 * L;
     let p = c.p.modulus();
-    let mut record: Vec<u32> = words_of(&p.0, limbs).collect();
-    record.extend(words_of(&c.p.one().0, limbs));
-    record.extend(words_of(&c.b.0, limbs));
+    let mut record = Vec::with_capacity(3 * limbs + 1);
+    push_words(&mut record, &p.0, limbs);
+    push_words(&mut record, &c.p.one().0, limbs);
+    push_words(&mut record, &c.b.0, limbs);
     record.push(neg_inv_u32(p.0[0] as u32));
     let windows = shaders::ec_windows(c.curve);
     let mut table = Vec::with_capacity(windows * DIGITS * 3 * limbs);
@@ -161,7 +156,7 @@ fn curve_constants<const L: usize>(c: &CurveDef<L>) -> (Vec<u32>, Vec<u32>) {
         let mut acc = ProjectivePoint::identity(c);
         for _ in 0..DIGITS {
             for coord in [&acc.x, &acc.y, &acc.z] {
-                table.extend(words_of(&coord.0, limbs));
+                push_words(&mut table, &coord.0, limbs);
             }
             acc = acc.add(&b, c);
         }
@@ -236,15 +231,15 @@ fn run_curve<const L: usize>(
     let items = valid.chunks(chunk_cap(ctx, limbs, slots, max_chunk_jobs)).map(|chunk| {
         let mut words = Vec::with_capacity(chunk.len() * JOB_FIELDS * limbs);
         for (_, job) in chunk {
-            words.extend(words_of(&job.kg.0[..L], limbs));
-            words.extend(words_of(&job.kq.0[..L], limbs));
+            push_words(&mut words, &job.kg.0[..L], limbs);
+            push_words(&mut words, &job.kq.0[..L], limbs);
             // Q was checked on the curve, so its coordinates are below p
             let x = c.fe_from_seam(&job.q.x).unwrap_or(Uint::ZERO);
             let y = c.fe_from_seam(&job.q.y).unwrap_or(one);
             let id = (job.q.infinity as u64).wrapping_neg();
             let (x, y, z) = (Uint::select(&x, &Uint::ZERO, id), Uint::select(&y, &one, id), Uint::select(&one, &Uint::ZERO, id));
             for coord in [x, y, z] {
-                words.extend(words_of(&coord.0, limbs));
+                push_words(&mut words, &coord.0, limbs);
             }
         }
         (chunk, words)
@@ -330,9 +325,12 @@ mod tests {
     #[test]
     fn words_round_trip() {
         let v = Uint::<4>([1, u64::MAX, 0x0123_4567_89ab_cdef, 7]);
-        let w: Vec<u32> = words_of(&v.0, 8).collect();
+        let mut w = Vec::new();
+        push_words(&mut w, &v.0, 8);
         assert_eq!(w.len(), 8);
         assert_eq!(uint_of::<4>(&w), v);
-        assert_eq!(words_of(&[5], 4).collect::<Vec<_>>(), [5, 0, 0, 0]);
+        let mut five = vec![9];
+        push_words(&mut five, &[5], 4);
+        assert_eq!(five[1..], [5, 0, 0, 0]);
     }
 }
