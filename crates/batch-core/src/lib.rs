@@ -6,9 +6,11 @@
 //!   representation; backends may use their own internally).
 //! - [`curve`]: P-256, P-384 and P-521 parameters and the affine point type at the seam.
 //! - [`Error`]: what went wrong with which job or batch.
+//! - [`ct`]: constant-time comparisons on limb slices, and the hook of the Valgrind check.
 #![forbid(unsafe_code)]
 
 pub mod backend;
+pub mod ct;
 pub mod curve;
 #[cfg(feature = "dev")]
 pub mod dev;

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The constant-time check (docs/SECURITY.md): runs `ct-check` (tests/ct) under Valgrind memcheck
+# with every secret marked undefined; any report of a branch, address or system-call argument
+# computed from a secret fails the run.
+#
+#   scripts/ct-check.sh [SECTION...]   sections: modexp, ec, rsa, ecdsa, or e.g. rsa/avx2/2048
+#   scripts/ct-check.sh --demo-leak    builds with a deliberately secret-dependent branch
+#                                      (feature `demo-leak`) and succeeds only if it is caught
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+demo=0
+if [[ "${1:-}" == "--demo-leak" ]]; then
+    demo=1
+    shift
+fi
+
+if ! command -v valgrind >/dev/null 2>&1; then
+    echo "ct-check.sh: valgrind is not installed (apt-get install valgrind)" >&2
+    exit 1
+fi
+
+# The dev profile (opt-level 2, full debug info for readable reports). The demo uses its own
+# target folder so that switching the feature on and off does not rebuild the real check.
+target="${CARGO_TARGET_DIR:-target}"
+features=()
+if [[ $demo == 1 ]]; then
+    target="$target/ct-demo-leak"
+    features=(--features demo-leak)
+fi
+CARGO_TARGET_DIR="$target" cargo build --locked -q -p batch-ct --bin ct-check "${features[@]}"
+bin="$target/debug/ct-check"
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+status=0
+start=$SECONDS
+# --error-exitcode: any memcheck error fails the run. Leak checking is off: this is about
+# secret-dependent control flow, not memory leaks.
+valgrind --tool=memcheck --error-exitcode=99 --leak-check=no --track-origins=yes \
+    --num-callers=30 --suppressions=scripts/ct-check.supp \
+    "$bin" "$@" 2>"$log" || status=$?
+elapsed=$((SECONDS - start))
+
+grep -E '^ct-check: ' "$log" || true
+errors=$(grep -cE 'Conditional jump or move depends on uninitialised|Use of uninitialised value|Syscall param .* uninitialised' "$log" || true)
+if [[ $status != 0 ]]; then
+    # Show each distinct report with its innermost frames in our code.
+    grep -vE '^ct-check: ' "$log" | grep -E '^==[0-9]+== ' | sed 's/^==[0-9]*== //' > "$log.reports" || true
+    head -c 60000 "$log.reports"
+    rm -f "$log.reports"
+fi
+echo "ct-check.sh: exit status $status, $errors distinct reports, ${elapsed}s under valgrind"
+
+if [[ $demo == 1 ]]; then
+    if [[ $status == 99 && $errors -gt 0 ]]; then
+        echo "ct-check.sh --demo-leak: the deliberate leak was caught (as it must be)"
+        exit 0
+    fi
+    echo "ct-check.sh --demo-leak: FAIL: the deliberate secret-dependent branch was NOT caught"
+    exit 1
+fi
+exit "$status"
