@@ -8,10 +8,15 @@
 //! Timing contract: `modexp`, `mul_base` and `mul_point` are constant-time in the bases,
 //! exponents, scalars and points (their sizes are public); `_vartime` methods may leak
 //! everything and are for public data only (RSA verification, ECDSA verification).
+//!
+//! The job checks below run on secret inputs (CRT halves, nonces, ECDH scalars and points):
+//! each computes its verdict with constant-time masks and branches only on that verdict, which
+//! is public (an invalid job gets an error). `scripts/ct-check.sh` checks this under Valgrind.
 
 use crate::curve::{AffinePoint, Curve, EcUint};
 use crate::error::{Error, JobResult};
-use crate::num::{bits_vartime, cmp_limbs_vartime};
+use crate::ct::{declassify_mask, lt_mask};
+use crate::num::bits_public;
 
 /// Largest batch a single call accepts; split bigger work.
 pub const MAX_BATCH: usize = 1 << 22;
@@ -107,16 +112,18 @@ pub fn check_batch(len: usize, others: &[(&'static str, usize)]) -> Result<(), E
     Ok(())
 }
 
-/// Validates a modulus for modexp: odd, `> 1`, at most `max_bits` bits.
+/// Validates a modulus for modexp: odd, `> 1`, at most `max_bits` bits. Moduli may be secret
+/// (RSA-CRT primes): constant-time except for the bit length, which is public by design
+/// ([`crate::num::bits_public`]).
 pub fn check_modulus(m: &[u64], max_bits: usize) -> Result<(), Error> {
-    let bits = bits_vartime(m);
+    let bits = bits_public(m);
     if bits > max_bits {
         return Err(Error::ModulusTooLarge { bits, max_bits });
     }
     if bits < 2 {
         return Err(Error::InvalidModulus("must be greater than 1"));
     }
-    if m[0] & 1 == 0 {
+    if !declassify_mask(crate::num::mask_from_bit(m[0] & 1)) {
         return Err(Error::InvalidModulus("must be odd (Montgomery arithmetic)"));
     }
     Ok(())
@@ -133,35 +140,38 @@ pub fn check_modexp_job(
         .get(job.modulus)
         .ok_or(Error::NoSuchModulus { index: job.modulus, moduli: moduli.len() })?;
     modulus_ok[job.modulus].clone()?;
-    if cmp_limbs_vartime(job.base, m) != core::cmp::Ordering::Less {
+    // The base is secret (`c mod p` in RSA-CRT): compare in constant time.
+    if !declassify_mask(lt_mask(job.base, m)) {
         return Err(Error::BaseOutOfRange);
     }
     Ok(())
 }
 
-/// Validates a scalar: below the curve order.
+/// Validates a scalar: below the curve order. Constant-time in `k` (a nonce or secret key).
 pub fn check_scalar(curve: Curve, k: &EcUint) -> Result<(), Error> {
-    if k.cmp_vartime(&curve.order()) != core::cmp::Ordering::Less {
+    if !declassify_mask(k.ct_lt_mask(&curve.order())) {
         return Err(Error::ScalarOutOfRange { curve });
     }
     Ok(())
 }
 
-/// Validates a point: on the curve (the identity is allowed).
+/// Validates a point: on the curve (the identity is allowed). Constant-time in `q`.
 pub fn check_point(curve: Curve, q: &AffinePoint) -> Result<(), Error> {
-    if !curve.is_on_curve_vartime(q) {
+    if !declassify_mask(curve.on_curve_mask(q)) {
         return Err(Error::PointNotOnCurve { curve });
     }
     Ok(())
 }
 
 /// Validates one `k·Q` job in the order every backend reports: the scalar, then the point.
+/// Constant-time in `k` and `Q` (only the verdicts are public).
 pub fn check_point_job(curve: Curve, k: &EcUint, q: &AffinePoint) -> Result<(), Error> {
     check_scalar(curve, k)?;
     check_point(curve, q)
 }
 
 /// Validates one `u₁·G + u₂·Q` job in the order every backend reports: `u₁`, `u₂`, then `Q`.
+/// The inputs are public here; the same constant-time checks serve (they cost little).
 pub fn check_double_job(curve: Curve, u1: &EcUint, u2: &EcUint, q: &AffinePoint) -> Result<(), Error> {
     check_scalar(curve, u1)?;
     check_point_job(curve, u2, q)

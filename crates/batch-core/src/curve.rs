@@ -87,6 +87,16 @@ impl Curve {
             Curve::P521 => P521.is_on_curve_vartime(pt),
         }
     }
+
+    /// All-ones if `pt` is a valid seam point: coordinates `< p` (and zero above the curve's
+    /// width) on the curve, or the identity with zero coordinates. Constant-time in the point.
+    pub fn on_curve_mask(self, pt: &AffinePoint) -> u64 {
+        match self {
+            Curve::P256 => P256.seam_point_mask(pt),
+            Curve::P384 => P384.seam_point_mask(pt),
+            Curve::P521 => P521.seam_point_mask(pt),
+        }
+    }
 }
 
 impl core::fmt::Display for Curve {
@@ -158,6 +168,24 @@ impl<const L: usize> CurveDef<L> {
             return None;
         }
         Some(self.p.to_monty(&x))
+    }
+
+    /// Seam coordinate to Montgomery form with an all-ones mask if it is `< p` (and zero above
+    /// the curve's width); zero and a zero mask otherwise. Constant-time.
+    pub fn fe_from_seam_mask(&self, v: &EcUint) -> (Uint<L>, u64) {
+        let x: Uint<L> = v.truncate();
+        let ok = crate::ct::is_zero_mask(&v.0[L..]) & x.ct_lt_mask(self.p.modulus());
+        (self.p.to_monty(&Uint::select(&Uint::ZERO, &x, ok)), ok)
+    }
+
+    /// [`Curve::on_curve_mask`] for this curve.
+    pub fn seam_point_mask(&self, pt: &AffinePoint) -> u64 {
+        let (x, x_ok) = self.fe_from_seam_mask(&pt.x);
+        let (y, y_ok) = self.fe_from_seam_mask(&pt.y);
+        let on_curve = x_ok & y_ok & self.on_curve_mask(&x, &y);
+        let infinity = crate::num::mask_from_bit(pt.infinity as u64);
+        let zero = pt.x.is_zero_mask() & pt.y.is_zero_mask();
+        (infinity & zero) | (!infinity & on_curve)
     }
 
     /// Montgomery form to seam coordinate.

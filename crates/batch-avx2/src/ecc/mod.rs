@@ -153,7 +153,7 @@ pub fn mul_double_vartime(
 
 fn mul_base_avx2(t: Avx2, curve: Curve, scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
     let cc = consts(curve); // built here, before the parallel part
-    // NOTE: `check_scalar` is variable-time; it leaks nothing useful about a valid k < n.
+    // `check_scalar` is constant-time in k: only its verdict is public.
     let jobs: Vec<Result<EcJob, Error>> =
         scalars.iter().map(|k| check_scalar(curve, k).map(|()| EcJob { k1: *k, ..STAND_IN })).collect();
     run(t, cc, Op::Base, jobs)
@@ -161,7 +161,7 @@ fn mul_base_avx2(t: Avx2, curve: Curve, scalars: &[EcUint]) -> Vec<JobResult<Aff
 
 fn mul_point_avx2(t: Avx2, curve: Curve, points: &[AffinePoint], scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
     let cc = consts(curve);
-    // NOTE: validation is variable-time (batch-core's checks), as in batch-scalar.
+    // Validation is constant-time in k and Q (batch-core's checks), as in batch-scalar.
     let jobs = points
         .iter()
         .zip(scalars)

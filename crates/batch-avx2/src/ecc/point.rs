@@ -254,8 +254,9 @@ pub fn batch_normalize<const N: usize>(f: &Field4<N>, p: &ModulusDigits, p_minus
                 x: Uint::select(&x[l], &Uint::ZERO, id),
                 y: Uint::select(&y[l], &Uint::ZERO, id),
                 // NOTE: as in batch-scalar, the seam marks the identity with a bool; whether
-                // a result is the identity (k = 0 or Q = O) is visible to the caller anyway.
-                infinity: id != 0,
+                // a result is the identity (k = 0 or Q = O) is visible to the caller anyway,
+                // so it is declassified (the Result around the point may keep its tag there).
+                infinity: batch_core::ct::declassify_mask(id),
             };
         }
     }

@@ -6,7 +6,7 @@
 //! out of Montgomery form happen inside each call. Constant-time like [`MontyParams`], except
 //! functions ending in `_vartime`.
 
-use super::{bits_vartime, MontyParams, Uint};
+use super::{bits_public, MontyParams, Uint};
 use crate::backend::check_modulus;
 use crate::{Error, MAX_MODULUS_BITS};
 
@@ -28,7 +28,7 @@ macro_rules! dyn_monty {
         impl Kernel {
             fn new(m: &[u64], width: usize) -> Self {
                 match width {
-                    $($n => Kernel::$variant(Box::new(MontyParams::new(
+                    $($n => Kernel::$variant(Box::new(MontyParams::new_unchecked(
                         Uint::from_limbs(m).expect("kernel width holds the modulus")))),)*
                     _ => unreachable!("width comes from KERNEL_LIMBS"),
                 }
@@ -52,11 +52,13 @@ fn fit<const N: usize>(x: &[u64]) -> Uint<N> {
 
 impl DynMonty {
     /// Prepares `m` (odd, `> 1`, at most [`MAX_MODULUS_BITS`] bits).
+    /// Constant-time in `m`'s value except for its bit length (public by design): RSA-CRT
+    /// primes are secret moduli.
     pub fn new(m: &[u64]) -> Result<Self, Error> {
         check_modulus(m, MAX_MODULUS_BITS)?;
-        let limbs = bits_vartime(m).div_ceil(64);
+        let limbs = bits_public(m).div_ceil(64);
         let width = *KERNEL_LIMBS.iter().find(|&&n| n >= limbs).expect("MAX_MODULUS_BITS fits the widest kernel");
-        Ok(Self { kernel: Kernel::new(m, width), limbs })
+        Ok(Self { kernel: Kernel::new(&m[..limbs], width), limbs })
     }
 
     /// Limbs of the modulus (and of every result).
@@ -117,6 +119,14 @@ impl DynMonty {
             let am = p.to_monty(&fit(a));
             p.from_monty(&p.inv_prime(&am)).0[..self.limbs].to_vec()
         })
+    }
+}
+
+/// The constants of a secret modulus (an RSA prime) are wiped on drop.
+impl Drop for DynMonty {
+    fn drop(&mut self) {
+        use zeroize::Zeroize;
+        with_kernel!(&mut self.kernel, p => p.zeroize());
     }
 }
 

@@ -282,7 +282,17 @@ impl<const L: usize> Uint<L> {
         core::cmp::Ordering::Equal
     }
 
-    /// Resizes to `M` limbs; `None` if the value does not fit.
+    /// The low `M` limbs (zero-extended if `M > L`): drops the limbs above `M` whatever their
+    /// value. Constant-time; for values known to fit (after a constant-time range check).
+    #[inline]
+    pub fn truncate<const M: usize>(&self) -> Uint<M> {
+        let mut out = [0u64; M];
+        let n = L.min(M);
+        out[..n].copy_from_slice(&self.0[..n]);
+        Uint(out)
+    }
+
+    /// Resizes to `M` limbs; `None` if the value does not fit. Variable-time.
     pub fn resize<const M: usize>(&self) -> Option<Uint<M>> {
         Uint::<M>::from_limbs(&self.0)
     }
@@ -313,6 +323,20 @@ pub fn bits_vartime(limbs: &[u64]) -> usize {
         }
     }
     0
+}
+
+/// Number of significant bits of a limb slice, computed in constant time and then made public
+/// ([`crate::ct::declassify`]): the bit length of a modulus, secret or not, is public by design
+/// (RSA's CRT primes have half the bits of `n`).
+pub fn bits_public(limbs: &[u64]) -> usize {
+    let mut bits = 0u64;
+    for (i, &w) in limbs.iter().enumerate() {
+        let nonzero = !ct_eq_mask(w, 0);
+        let here = (64 * i as u64 + 64).wrapping_sub(w.leading_zeros() as u64);
+        bits = (bits & !nonzero) | (here & nonzero);
+    }
+    crate::ct::declassify(&mut bits);
+    bits as usize
 }
 
 /// Big-endian bytes to little-endian limbs (`ceil(len/8)` limbs).
@@ -377,6 +401,13 @@ mod tests {
         assert_eq!(x.window(124, 8), 0);
         assert_eq!(x.window(64, 3), 5);
         assert_eq!(x.bits_vartime(), 67);
+    }
+
+    #[test]
+    fn bits_public_matches_bits_vartime() {
+        for x in [&[][..], &[0], &[1], &[0, 0], &[u64::MAX, 0], &[3, 1 << 63, 0], &[0, 0, 7]] {
+            assert_eq!(bits_public(x), bits_vartime(x), "{x:?}");
+        }
     }
 
     #[test]

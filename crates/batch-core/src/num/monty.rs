@@ -28,8 +28,13 @@ impl<const L: usize> MontyParams<L> {
     /// a compile error). Runtime callers with untrusted input use [`Self::try_new`].
     pub const fn new(m: Uint<L>) -> Self {
         assert!(m.0[0] & 1 == 1, "Montgomery modulus must be odd");
-        let bits = m.bits_vartime();
-        assert!(bits > 1, "Montgomery modulus must exceed 1");
+        assert!(m.bits_vartime() > 1, "Montgomery modulus must exceed 1");
+        Self::new_unchecked(m)
+    }
+
+    /// [`Self::new`] without its checks, for a modulus already validated (odd, `> 1`), and
+    /// constant-time in its value: for secret moduli (RSA-CRT primes).
+    pub const fn new_unchecked(m: Uint<L>) -> Self {
         // Newton iteration for m0⁻¹ mod 2^64: m0·m0 ≡ 1 (mod 8) seeds 3 correct bits.
         let m0 = m.0[0];
         let mut inv = m0;
@@ -38,10 +43,9 @@ impl<const L: usize> MontyParams<L> {
             inv = inv.wrapping_mul(2u64.wrapping_sub(m0.wrapping_mul(inv)));
             i += 1;
         }
-        // R mod m: start from 2^(bits-1) < m, double up to 2^(64L).
-        let mut x = Uint::<L>::ZERO;
-        x.0[(bits - 1) / 64] = 1u64 << ((bits - 1) % 64);
-        let mut k = bits - 1;
+        // R mod m: start from 1 < m, double (constant-time) up to 2^(64L).
+        let mut x = Uint::<L>::ONE;
+        let mut k = 0;
         while k < 64 * L {
             x = mod_double(&x, &m);
             k += 1;
@@ -56,6 +60,7 @@ impl<const L: usize> MontyParams<L> {
 
     /// Like [`Self::new`], `None` for an even modulus or one of at most 1.
     pub fn try_new(m: &Uint<L>) -> Option<Self> {
+        // variable-time: for public moduli
         if !m.is_odd() || m.bits_vartime() < 2 {
             return None;
         }
@@ -228,6 +233,15 @@ impl<const L: usize> MontyParams<L> {
     pub fn inv_prime(&self, a: &Uint<L>) -> Uint<L> {
         let (e, _) = self.modulus.sbb(&Uint::from_limbs(&[2]).expect("fits"));
         self.pow(a, &e.0, 4)
+    }
+}
+
+impl<const L: usize> zeroize::Zeroize for MontyParams<L> {
+    fn zeroize(&mut self) {
+        self.modulus.zeroize();
+        self.m0inv.zeroize();
+        self.one.zeroize();
+        self.r2.zeroize();
     }
 }
 

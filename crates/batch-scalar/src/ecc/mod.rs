@@ -120,14 +120,14 @@ pub fn mul_double_vartime(
 
 /// Seam scalar to `L` limbs; only for scalars that passed [`check_scalar`] (`< n`, so it fits).
 fn scalar<const L: usize>(k: &EcUint) -> Uint<L> {
-    k.resize().expect("a scalar below n fits the curve width")
+    k.truncate() // constant-time: the limbs above `L` are zero (k < n)
 }
 
 /// Seam point to Montgomery form and an identity mask; only for points that passed
 /// [`batch_core::backend::check_point`]. Constant-time in the coordinates and the `infinity` flag.
 fn point_in<const L: usize>(c: &CurveDef<L>, q: &AffinePoint) -> (AffineMonty<L>, u64) {
-    let x = q.x.resize().expect("a coordinate below p fits the curve width");
-    let y = q.y.resize().expect("a coordinate below p fits the curve width");
+    // constant-time: the limbs above `L` are zero (coordinates below p)
+    let (x, y) = (q.x.truncate(), q.y.truncate());
     (AffineMonty { x: c.p.to_monty(&x), y: c.p.to_monty(&y) }, mask_from_bit(q.infinity as u64))
 }
 
@@ -147,8 +147,9 @@ fn finish<const L: usize>(
                 x: c.fe_to_seam(&a.x),
                 y: c.fe_to_seam(&a.y),
                 // NOTE: the seam type tells the identity apart with a bool: whether a result
-                // is the identity (k = 0 or Q = O, as k < n) is visible to the caller anyway.
-                infinity: id != 0,
+                // is the identity (k = 0 or Q = O, as k < n) is visible to the caller anyway,
+                // so it is declassified (the Result around the point may keep its tag there).
+                infinity: batch_core::ct::declassify_mask(id),
             })
         })
         .collect()
@@ -160,8 +161,9 @@ fn mul_base_with<const L: usize, S: CurveSpec<L>>(scalars: &[EcUint]) -> Vec<Job
         .par_chunks(CHUNK)
         .flat_map_iter(|chunk| {
             let c = S::def();
-            // NOTE: `check_scalar` compares with variable time: it leaks (the position of the
-            // first limb where k differs from n), which says nothing useful about a k < n.
+            // `check_scalar` is constant-time: only its verdict is public. (A variable-time
+            // comparison would exit early unless k's top limb equals n's: on P-521 that
+            // happens for 1 nonce in 512 and reveals its top 9 bits, a lattice attack's input.)
             let checks: Vec<Result<(), Error>> = chunk.iter().map(|k| check_scalar(c.curve, k)).collect();
             // A plain loop, not a closure: `c` must stay a compile-time constant here.
             let mut pts = Vec::with_capacity(chunk.len());
@@ -185,9 +187,8 @@ fn mul_point_with<const L: usize, S: CurveSpec<L>>(
         .zip(scalars.par_chunks(CHUNK))
         .flat_map_iter(|(qs, ks)| {
             let c = S::def();
-            // NOTE: validation is variable-time (batch-core's `check_scalar`, `check_point`):
-            // besides validity, it leaks how many top limbs of k (of Q's coordinates) equal
-            // those of n (of p), and whether Q is the identity.
+            // Validation is constant-time in k and Q (batch-core's `check_point_job`): only
+            // each job's verdict is public.
             let checks: Vec<Result<(), Error>> = qs
                 .iter()
                 .zip(ks)

@@ -25,8 +25,8 @@
 //!
 //! Constant-time: the GPU work of a chunk depends only on the operation, the curve and the
 //! number of jobs; the host's conversions, normalisation and checks are batch-core's
-//! constant-time field arithmetic and masks. NOTE: validation (batch-core's `check_*` functions)
-//! is variable-time, as in the other backends.
+//! constant-time field arithmetic and masks; validation (batch-core's `check_*` functions) is
+//! constant-time too, as in the other backends (only each job's verdict is public).
 
 use batch_core::backend::{check_double_job, check_point_job, check_scalar};
 use batch_core::curve::{CurveDef, P256, P384, P521};
@@ -77,7 +77,7 @@ pub(crate) fn mul_base(
     scalars: &[EcUint],
     max_chunk_jobs: Option<usize>,
 ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-    // NOTE: `check_scalar` is variable-time; it leaks nothing useful about a valid k < n.
+    // `check_scalar` is constant-time in k: only its verdict is public.
     let jobs = scalars.iter().map(|k| check_scalar(curve, k).map(|()| EcJob { kg: *k, ..ZERO_JOB })).collect();
     run(ctx, curve, Op::Base, jobs, max_chunk_jobs)
 }

@@ -160,16 +160,19 @@ impl EcdsaPrivateKey {
             return Err(key_err("private scalar longer than the field size"));
         }
         let d = Zeroizing::new(EcUint::from_be_bytes(d).ok_or_else(|| key_err("scalar too wide"))?);
-        if d.is_zero_vartime() || d.cmp_vartime(&curve.order()) != core::cmp::Ordering::Less {
+        // Constant-time range check (d is secret): only the verdict is public.
+        if !batch_core::ct::declassify_mask(!d.is_zero_mask() & d.ct_lt_mask(&curve.order())) {
             return Err(key_err(format!("private scalar not in [1, n) for {curve}")));
         }
-        let point = batch_scalar::ScalarBackend::with_threads(1)?
+        let mut point = batch_scalar::ScalarBackend::with_threads(1)?
             .mul_base(curve, core::slice::from_ref(&*d))?
             .remove(0)?;
+        batch_core::ct::declassify(&mut point); // the public key
         Ok(Self { d, public: EcdsaPublicKey::from_affine(curve, point)? })
     }
 
-    /// A fresh key from `rng` (rejection sampling in `[1, n)`).
+    /// A fresh key from `rng` (rejection sampling in `[1, n)`, constant-time in the candidate:
+    /// only whether it was rejected is public).
     pub fn generate(curve: Curve, rng: &mut impl CryptoRngCore) -> Result<Self, Error> {
         let mut buf = Zeroizing::new(vec![0u8; curve.field_bytes()]);
         loop {

@@ -154,22 +154,20 @@ pub fn sign_batch(
     Ok(out)
 }
 
+/// Seam value to `L` limbs; constant-time (the limbs above `L` are zero: values below `n`).
 fn to_l<const L: usize>(v: &EcUint) -> Uint<L> {
-    v.resize().expect("curve-width value")
+    v.truncate()
 }
 
 fn to_seam<const L: usize>(v: &Uint<L>) -> EcUint {
-    v.resize().expect("fits the seam")
+    v.truncate()
 }
 
-/// `x mod n` for a coordinate `x < p` (`p < 2n` on these curves). Variable-time (public).
+/// `x mod n` for a coordinate `x < p` (`p < 2n` on these curves). Constant-time: when signing,
+/// `x` is R's coordinate, secret until reduced.
 fn coord_mod_n(curve: Curve, x: &EcUint) -> EcUint {
-    let n = curve.order();
-    if x.cmp_vartime(&n) == core::cmp::Ordering::Less {
-        *x
-    } else {
-        x.sbb(&n).0
-    }
+    let (d, borrow) = x.sbb(&curve.order());
+    EcUint::select(&d, x, batch_core::num::mask_from_bit(borrow))
 }
 
 /// Inverts Montgomery-form values mod `n` with one Fermat inversion (constant-time).
@@ -229,10 +227,13 @@ fn sign_curve<const L: usize>(
                 .iter()
                 .map(|p| {
                     let p = p.as_ref().map_err(Clone::clone)?;
-                    if p.infinity || !curve.is_on_curve_vartime(p) {
+                    // R = k·G is secret (only r is published): constant-time check, public verdict.
+                    let on_curve = curve.on_curve_mask(p) & !batch_core::num::mask_from_bit(p.infinity as u64);
+                    if !batch_core::ct::declassify_mask(on_curve) {
                         return Err(Error::FaultDetected("k·G result is not a point on the curve"));
                     }
-                    let r = coord_mod_n(curve, &p.x);
+                    let mut r = coord_mod_n(curve, &p.x);
+                    batch_core::ct::declassify(&mut r); // r is part of the signature
                     if r.is_zero_vartime() {
                         return Err(Error::FaultDetected("r = 0 (probability 2^-256); sign again"));
                     }
@@ -254,7 +255,8 @@ fn sign_curve<const L: usize>(
                 let d_m = Zeroizing::new(f.to_monty(&to_l(&jobs[i].0.key.d)));
                 let rd = f.mul(&f.to_monty(&to_l(&r)), &d_m);
                 let sum = f.add(&f.to_monty(&to_l(e)), &rd);
-                let s = to_seam(&f.from_monty(&f.mul(&k_inv[g], &sum)));
+                let mut s = to_seam(&f.from_monty(&f.mul(&k_inv[g], &sum)));
+                batch_core::ct::declassify(&mut s); // s is the signature
                 res.push((
                     i,
                     if s.is_zero_vartime() {

@@ -2,8 +2,12 @@
 //! additional data (the default: a fault on a purely deterministic nonce reveals the key).
 //!
 //! `bits2int` keeps the leftmost `qlen` bits; `bits2octets(h) = int2octets(bits2int(h) mod q)`.
-// NOTE: the candidate loop rejects `k ∉ [1, q)` with a variable-time comparison; this reveals
-// only that a candidate was rejected (probability < 2⁻³² for these curves), not the key.
+//
+//! The candidate test `k ∈ [1, q)` is constant-time (masks), and only its verdict is public:
+//! a rejection (probability < 2⁻³² on P-256/P-384, about 2⁻²⁶⁰ on P-521) is visible, nothing
+//! else about the accepted nonce. (A variable-time comparison would exit early unless the top
+//! limbs match: on P-521 one candidate in 512 has n's top limb `0x1FF`, and the time would
+//! reveal the accepted nonce's top 9 bits — a lattice attack's input.)
 
 use batch_core::{Curve, EcUint};
 use zeroize::Zeroizing;
@@ -59,7 +63,7 @@ pub fn generate_k(curve: Curve, hash: HashAlg, x: &EcUint, h1: &[u8], extra: &[u
             t.extend_from_slice(&v);
         }
         let cand = Zeroizing::new(bits2int(curve, &t));
-        if !cand.is_zero_vartime() && cand.cmp_vartime(&n) == core::cmp::Ordering::Less {
+        if batch_core::ct::declassify_mask(!cand.is_zero_mask() & cand.ct_lt_mask(&n)) {
             return cand;
         }
         *k = hash.hmac(&k, &[&v, &[0]]);

@@ -2,7 +2,12 @@
 //!
 //! Numbers are little-endian `u64` limbs. Each key prepares its Montgomery constants
 //! ([`DynMonty`] for `n`, `p`, `q`) once, when it is built.
-// NOTE: the DynMonty constants of p and q are not zeroized on drop (the limbs fields are).
+//!
+//! Secret components keep the limb count their encoding gives (`p`, `q`) or that of the
+//! modulus they belong to (`dp`, `qinv` as `p`; `dq` as `q`; `d` as `n`), never trimmed to
+//! their value: a trimmed `dp` would make the exponentiation's length (windows, AVX2 group,
+//! GPU words) depend on its top bits. Checks on them are constant-time and branch only on the
+//! verdict. The `DynMonty` constants of `p` and `q` are zeroized on drop, like the limbs.
 
 use batch_core::num::{bits_vartime, limbs_from_be_bytes, limbs_to_be_bytes, DynMonty};
 use der::{Decode, Encode};
@@ -174,27 +179,44 @@ impl RsaPrivateKey {
         dq: &[u8],
         qinv: &[u8],
     ) -> Result<Self, Error> {
+        use batch_core::ct::{declassify_mask, eq_mask, lt_mask};
         let public = RsaPublicKey::new(n, e)?;
-        let z = |b: &[u8]| Zeroizing::new(nat::trim(limbs_from_be_bytes(b)));
-        let (d, p, q, dp, dq, qinv) = (z(d), z(p), z(q), z(dp), z(dq), z(qinv));
-        if !nat::eq_vartime(&nat::mul(&p, &q), &public.n) {
-            return Err(key_err("n is not p·q"));
-        }
+        // p and q: the limb count of their encoding (public); the rest padded to their modulus.
+        let (mut p, mut q) = (Zeroizing::new(limbs_from_be_bytes(p)), Zeroizing::new(limbs_from_be_bytes(q)));
         let p_monty = DynMonty::new(&p).map_err(|_| key_err("p is not a usable odd prime"))?;
         let q_monty = DynMonty::new(&q).map_err(|_| key_err("q is not a usable odd prime"))?;
-        let below = |x: &[u64], m: &[u64]| batch_core::num::cmp_limbs_vartime(x, m) == core::cmp::Ordering::Less;
-        if !below(&dp, &p) || !below(&dq, &q) || !below(&qinv, &p) || !below(&d, &public.n) {
+        // DynMonty's limb count is that of the value (public, like the bit length): drop
+        // zero limbs of a padded encoding.
+        p.truncate(p_monty.limbs());
+        q.truncate(q_monty.limbs());
+        let fit = |b: &[u8], limbs: usize| -> Result<Zeroizing<Vec<u64>>, Error> {
+            let mut x = Zeroizing::new(limbs_from_be_bytes(b));
+            if x.len() > limbs {
+                if !declassify_mask(batch_core::ct::is_zero_mask(&x[limbs..])) {
+                    return Err(key_err("a CRT component is out of range"));
+                }
+                x.truncate(limbs);
+            }
+            x.resize(limbs, 0);
+            Ok(x)
+        };
+        let (dp, dq, qinv, d) = (fit(dp, p.len())?, fit(dq, q.len())?, fit(qinv, p.len())?, fit(d, public.n.len())?);
+        if !declassify_mask(eq_mask(&nat::mul(&p, &q), &public.n)) {
+            return Err(key_err("n is not p·q"));
+        }
+        let in_range = lt_mask(&dp, &p) & lt_mask(&dq, &q) & lt_mask(&qinv, &p) & lt_mask(&d, &public.n);
+        if !declassify_mask(in_range) {
             return Err(key_err("a CRT component is out of range"));
         }
         let pad = |x: &[u64], m: &DynMonty| nat::resize(x.to_vec(), m.limbs());
         let one = pad(&[1], &p_monty);
-        if !nat::eq_vartime(&p_monty.mul(&pad(&qinv, &p_monty), &p_monty.reduce(&q)), &one) {
+        if !declassify_mask(eq_mask(&p_monty.mul(&qinv, &p_monty.reduce(&q)), &one)) {
             return Err(key_err("qInv is not q⁻¹ mod p"));
         }
         for (m, dx) in [(&p_monty, &dp), (&q_monty, &dq)] {
             let x = pad(&[0x1234_5678_9abc_def1], m);
             let y = m.pow_vartime(&x, &public.e);
-            if !nat::eq_vartime(&m.pow(&y, dx), &x) {
+            if !declassify_mask(eq_mask(&m.pow(&y, dx), &x)) {
                 return Err(key_err("CRT exponent does not invert e"));
             }
         }

@@ -250,8 +250,12 @@ pub fn sign_batch(
             let (mp, mq) = (mp.as_ref().map_err(Clone::clone)?, mq.as_ref().map_err(Clone::clone)?);
             let s_blind = Zeroizing::new(crt_combine(key, mp, mq));
             let n = &key.public.n_monty;
-            let s = Zeroizing::new(n.mul(&s_blind, r_inv[i].as_ref().expect("inverted")));
-            if !nat::eq_vartime(&n.pow_vartime(&s, &key.public.e), &p.m) {
+            let mut s = Zeroizing::new(n.mul(&s_blind, r_inv[i].as_ref().expect("inverted")));
+            batch_core::ct::declassify(s.as_mut_slice()); // the signature: public from here
+            // The encoded message holds the PSS salt (secret until s is published): compare
+            // in constant time, the verdict is public.
+            let ok = batch_core::ct::eq_mask(&n.pow_vartime(&s, &key.public.e), &p.m);
+            if !batch_core::ct::declassify_mask(ok) {
                 return Err(Error::FaultDetected("RSA-CRT signature failed verification"));
             }
             Ok(limbs_to_be_bytes(&s, key.public.size()).expect("s < n"))
@@ -264,10 +268,11 @@ pub fn sign_batch(
 fn crt_combine(key: &RsaPrivateKey, mp: &[u64], mq: &[u64]) -> Vec<u64> {
     let pm = &key.p_monty;
     let mq_p = pm.reduce(mq);
-    let diff = Zeroizing::new(pm.sub(&nat::resize(mp.to_vec(), pm.limbs()), &mq_p));
+    let diff = Zeroizing::new(pm.sub(&nat::truncate(mp.to_vec(), pm.limbs()), &mq_p));
     let h = Zeroizing::new(pm.mul(&diff, &nat::resize(key.qinv.to_vec(), pm.limbs())));
     let hq = Zeroizing::new(nat::mul(&h, &key.q));
-    nat::resize(nat::add(&hq, mq), key.public.n_monty.limbs())
+    // h < p and mq < q, so s = mq + q·h < n fits: drop the top limbs without looking.
+    nat::truncate(nat::add(&hq, mq), key.public.n_monty.limbs())
 }
 
 /// Inverts every `r` modulo `n`: prefix products, one inverse by CRT (Fermat mod `p` and
@@ -289,7 +294,7 @@ fn batch_invert_rsa(key: &RsaPrivateKey, rs: &[&[u64]]) -> Result<Vec<Zeroizing<
     let iq = Zeroizing::new(key.q_monty.inv_prime(&key.q_monty.reduce(&acc)));
     let mut inv = Zeroizing::new(crt_combine(key, &ip, &iq));
     let one = nat::resize(vec![1], n.limbs());
-    if !nat::eq_vartime(&n.mul(&inv, &acc), &one) {
+    if !batch_core::ct::declassify_mask(batch_core::ct::eq_mask(&n.mul(&inv, &acc), &one)) {
         // Some r shares a factor with n: probability ~2⁻¹⁰²⁴ for a random r.
         return Err(Error::FaultDetected("blinding value not invertible"));
     }

@@ -77,6 +77,13 @@ pub fn resize(mut a: Vec<u64>, n: usize) -> Vec<u64> {
     a
 }
 
+/// The low `n` limbs (zero-extended): drops the limbs above `n` without looking at them.
+/// Constant-time; for values known to fit.
+pub fn truncate(mut a: Vec<u64>, n: usize) -> Vec<u64> {
+    a.resize(n, 0);
+    a
+}
+
 /// Whether two values are equal, whatever their lengths. Variable-time.
 pub fn eq_vartime(a: &[u64], b: &[u64]) -> bool {
     batch_core::num::cmp_limbs_vartime(a, b) == core::cmp::Ordering::Equal
