@@ -6,7 +6,9 @@
 //! checks (every RSA signature is verified before release, every `k·G` is checked on the
 //! curve).
 //!
+//! With the `test-keys` feature (off by default; the example's fixed key comes from it):
 //! ```
+//! # #[cfg(feature = "test-keys")] {
 //! use batchsig::{backend, rsa::RsaScheme, HashAlg};
 //! let backend = backend::default_backend();
 //! let key = batchsig::test_keys::rsa(2048);
@@ -16,6 +18,7 @@
 //! let sig_refs: Vec<&[u8]> = sigs.iter().map(Vec::as_slice).collect();
 //! let ok = key.public_key().verify_batch(&*backend, RsaScheme::pss(HashAlg::Sha256), &msgs, &sig_refs).unwrap();
 //! assert!(ok.iter().all(Result::is_ok));
+//! # }
 //! ```
 #![forbid(unsafe_code)]
 

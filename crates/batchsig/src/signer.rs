@@ -81,7 +81,7 @@ impl signature::Verifier<RsaSignature> for RsaVerifier {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "test-keys"))]
 mod tests {
     use super::*;
     use crate::{test_keys, Curve, HashAlg};
