@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 
 use batch_core::backend::check_modexp_job;
-use batch_core::num::{bits_vartime, cmp_limbs_vartime, DynMonty};
+use batch_core::num::DynMonty;
 use batch_core::{Error, JobResult, ModexpJob};
 
 use crate::context::{GpuContext, Input, ModexpPipelines};
@@ -95,7 +95,7 @@ pub(crate) fn modexp_batch(
         match check_modexp_job(moduli, &ok, job) {
             Err(e) => out.push(Err(e)),
             Ok(()) => {
-                let bits = bits_vartime(moduli[job.modulus]);
+                let bits = batch_core::num::bits_public(moduli[job.modulus]); // public by design; p may be secret
                 let Some(limbs) = shaders::variant_for_bits(bits) else {
                     out.push(Err(Error::ModulusTooLarge { bits, max_bits: 32 * shaders::LIMB_VARIANTS[shaders::LIMB_VARIANTS.len() - 1] }));
                     continue;
@@ -214,9 +214,10 @@ impl<'a> Chunk<'a> {
             let words = &results[slot * limbs..(slot + 1) * limbs];
             let mut r = from_words(words);
             let n = self.limbs64[self.local[&job.modulus] as usize];
-            let spill = r[n..].iter().any(|&w| w != 0);
+            // The result may be a secret CRT half: constant-time range check, public verdict.
+            let ok = batch_core::ct::lt_mask(&r, moduli[job.modulus]);
             r.truncate(n);
-            out[i] = if spill || cmp_limbs_vartime(&r, moduli[job.modulus]) != core::cmp::Ordering::Less {
+            out[i] = if !batch_core::ct::declassify_mask(ok) {
                 Err(Error::FaultDetected("wgpu: modexp result not below its modulus"))
             } else {
                 Ok(r)
