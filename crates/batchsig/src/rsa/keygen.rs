@@ -1,7 +1,17 @@
 //! Prime generation for RSA keys: random candidates with the top two bits set, trial
 //! division, then Miller–Rabin with random bases (FIPS 186-5 B.3.1, table B.1 rounds).
-// NOTE: trial division and the Miller–Rabin loop exit early on composites; this reveals
-// which rejected candidates were composite, never bits of the accepted prime.
+//!
+//! Timing: a rejected candidate is discarded, so leaking why it was rejected is harmless; the
+//! accepted prime must not leak. Trial division stops at the first small factor (only rejected
+//! candidates stop early). Miller–Rabin is constant-time in the candidate apart from its
+//! per-round verdict: `s = v₂(c − 1)` and `d` are found with masks, and every round runs the
+//! same number of squarings (`64·limbs − 1`, not `s − 1`, with no early `break`), so the time
+//! of an accepted prime does not reveal `v₂(p − 1)`.
+// NOTE: trial division (`nat::div_rem_small`) uses hardware division on the secret candidate,
+// whose latency may depend on the operands on some CPUs (all 2048 divisions run for the
+// accepted prime). RustCrypto's crypto-primes would replace the sieve and Miller–Rabin, but its
+// releases for crypto-bigint 0.5 work on fixed-size integers only (one monomorphisation per
+// prime size) and were not measured here; left as is.
 
 use batch_core::num::DynMonty;
 use rand_core::CryptoRngCore;
@@ -50,36 +60,57 @@ pub(crate) fn random_prime(rng: &mut impl CryptoRngCore, bits: usize, e: u64) ->
     }
 }
 
-/// Miller–Rabin with `rounds` random bases in `[2, c − 2]`.
+/// Miller–Rabin with `rounds` random bases in `[2, c − 2]`. Constant-time in `c` and the
+/// bases except for each round's verdict (see the module header).
 fn miller_rabin(rng: &mut impl CryptoRngCore, c: &[u64], rounds: usize) -> bool {
+    use batch_core::ct::{declassify_mask, eq_mask, is_zero_mask};
+    use batch_core::num::{mask_from_bit, sbb};
     let m = DynMonty::new(c).expect("odd candidate");
     let cm1 = nat::sub(c, &[1]);
-    let s = cm1.iter().enumerate().find(|(_, &w)| w != 0).map(|(i, w)| 64 * i + w.trailing_zeros() as usize).expect("c > 1");
-    let d = shr(&cm1, s);
+    let (s, d) = split_twos_ct(&cm1);
     let one = nat::resize(vec![1], c.len());
     for _ in 0..rounds {
         let mut a: Vec<u64> = (0..c.len()).map(|_| rng.next_u64()).collect();
         a = m.reduce(&a);
-        if a.iter().skip(1).all(|&w| w == 0) && a[0] < 2 {
+        // a ∈ {0, 1} is no base (probability ~2⁻¹⁰²³); skipping it reveals only that.
+        if declassify_mask(is_zero_mask(&a[1..]) & mask_from_bit(sbb(a[0], 2, 0).1)) {
             continue;
         }
         let mut x = m.pow(&a, &d);
-        if nat::eq_vartime(&x, &one) || nat::eq_vartime(&x, &cm1) {
-            continue;
-        }
-        let mut witness = true;
-        for _ in 1..s {
+        let mut probable = eq_mask(&x, &one) | eq_mask(&x, &cm1);
+        for j in 1..64 * c.len() as u64 {
             x = m.mul(&x, &x);
-            if nat::eq_vartime(&x, &cm1) {
-                witness = false;
-                break;
-            }
+            let before_s = mask_from_bit(sbb(j, s, 0).1); // j < s
+            probable |= eq_mask(&x, &cm1) & before_s;
         }
-        if witness {
+        if !declassify_mask(probable) {
             return false;
         }
     }
     true
+}
+
+/// `(s, d)` with `x = d·2^s`, `d` odd, for an even `x > 0`; constant-time in `x` (`s` by masks,
+/// the shift as a sequence of conditional shifts by powers of two).
+fn split_twos_ct(x: &[u64]) -> (u64, Vec<u64>) {
+    use batch_core::num::{ct_eq_mask, mask_from_bit};
+    let (mut s, mut found) = (0u64, 0u64);
+    for (i, &w) in x.iter().enumerate() {
+        let take = !ct_eq_mask(w, 0) & !found;
+        s |= (64 * i as u64 + w.trailing_zeros() as u64) & take;
+        found |= take;
+    }
+    let mut d = x.to_vec();
+    let mut b = 0;
+    while (1usize << b) < 64 * x.len() {
+        let shifted = shr(&d, 1 << b);
+        let mask = mask_from_bit((s >> b) & 1);
+        for (dw, sw) in d.iter_mut().zip(&shifted) {
+            *dw ^= (*dw ^ sw) & mask;
+        }
+        b += 1;
+    }
+    (s, d)
 }
 
 fn shr(a: &[u64], s: usize) -> Vec<u64> {
@@ -130,6 +161,16 @@ mod tests {
         assert!(!miller_rabin(&mut rng, &f7, 8));
         // Carmichael number 561.
         assert!(!miller_rabin(&mut rng, &[561], 8));
+    }
+
+    #[test]
+    fn split_twos_matches_trailing_zeros() {
+        for x in [vec![2u64], vec![0x8000_0000_0000_0000], vec![0, 6], vec![0, 0, 1 << 63], vec![12, 5, 7]] {
+            let s = to_big(&x).trailing_zeros().expect("non-zero");
+            let (got_s, d) = split_twos_ct(&x);
+            assert_eq!(got_s, s, "{x:?}");
+            assert_eq!(to_big(&d), to_big(&x) >> s, "{x:?}");
+        }
     }
 
     #[test]
