@@ -41,8 +41,11 @@ pub struct Moduli<S: Lanes, const N: usize> {
 /// The accumulator is a sliding window: before row `i`, `acc[j]` is column `i + j`; the row
 /// writes column `i + j` into `acc[j − 1]`, so every loop has a constant trip count and the
 /// window stays in registers for the RSA-2048 width. Column `i + N` is zero before row `i`.
+/// Called through `simd::amm`, which has no target features, so this is never inlined: one
+/// copy per width and form, compiled the same whatever calls it (copies inlined into the
+/// exponentiation measured up to 2× slower at some widths, register allocation varying by
+/// caller; `#[inline(never)]` alone did not keep it out of line).
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
-#[inline]
 pub fn amm_ifma<S: Lanes, const N: usize>(s: S, a: &[S::V; N], b: &[S::V; N], md: &Moduli<S, N>) -> [S::V; N] {
     let m = &md.m;
     let zero = s.zero();
@@ -64,6 +67,83 @@ pub fn amm_ifma<S: Lanes, const N: usize>(s: S, a: &[S::V; N], b: &[S::V; N], md
     }
     normalise(s, &mut acc);
     acc
+}
+
+/// `a²·R⁻¹ mod m` per lane, almost reduced: the same value class and bounds as
+/// [`amm_ifma`]`(a, a)` with about 3N² instead of 4N² multiply-adds.
+///
+/// The square first, column by column (product scanning, so each column is summed in one
+/// register and written once): column `k` is twice the cross products `a_i·a_j`, `i < j`,
+/// whose low half lands at `i + j` or high half at `i + j + 1`, plus the low or high half of
+/// `a_{k/2}²`. Then the reduction, row by row over the same sliding window as `amm_ifma`,
+/// pulling in column `i + N` as it enters. A column holds at most `2N + 2` terms `< 2^52`
+/// from the square and `2N` from the reduction: no overflow for `N ≤ 1023`.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+pub fn ams_ifma<S: Lanes, const N: usize>(s: S, a: &[S::V; N], md: &Moduli<S, N>) -> [S::V; N] {
+    let zero = s.zero();
+    let m = &md.m;
+    let mut acc = [zero; N];
+    let mut hi = [zero; N];
+    square_columns(s, a, &mut acc, &mut hi);
+    for i in 0..N {
+        let t0 = acc[0];
+        let u = s.madd_lo(zero, t0, md.k0);
+        let carry = s.shr52(s.madd_lo(t0, m[0], u));
+        for j in 1..N {
+            acc[j - 1] = s.madd_hi(s.madd_lo(acc[j], m[j], u), m[j - 1], u);
+        }
+        acc[N - 1] = s.madd_hi(hi[i], m[N - 1], u);
+        acc[0] = s.add(acc[0], carry);
+    }
+    normalise(s, &mut acc);
+    acc
+}
+
+/// Widths whose squaring products are generated straight-line code (build.rs).
+pub const GENERATED_SQUARING: [usize; 3] = [20, 30, 40];
+
+mod generated {
+    use crate::simd::Lanes;
+    include!(concat!(env!("OUT_DIR"), "/sqr_gen.rs"));
+}
+
+/// The `2N` columns of `a²`: cross products doubled, squares added. Straight-line generated
+/// code for the RSA signing widths (build.rs), a column loop for the others.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+#[inline]
+fn square_columns<S: Lanes, const N: usize>(s: S, a: &[S::V; N], lo: &mut [S::V; N], hi: &mut [S::V; N]) {
+    match N {
+        20 => return generated::sqr_20(s, a, lo, hi),
+        30 => return generated::sqr_30(s, a, lo, hi),
+        40 => return generated::sqr_40(s, a, lo, hi),
+        _ => {}
+    }
+    let zero = s.zero();
+    for k in 0..2 * N {
+        let mut c = zero;
+        // low halves: i + j = k, i < j < N
+        let mut i = if k >= N { k - N + 1 } else { 0 };
+        while 2 * i < k {
+            c = s.madd_lo(c, a[i], a[k - i]);
+            i += 1;
+        }
+        // high halves: i + j = k − 1, i < j < N
+        if k >= 1 {
+            let k1 = k - 1;
+            let mut i = if k1 >= N { k1 - N + 1 } else { 0 };
+            while 2 * i < k1 {
+                c = s.madd_hi(c, a[i], a[k1 - i]);
+                i += 1;
+            }
+        }
+        c = s.add(c, c);
+        let c = if k % 2 == 0 { s.madd_lo(c, a[k / 2], a[k / 2]) } else { s.madd_hi(c, a[k / 2], a[k / 2]) };
+        if k < N {
+            lo[k] = c;
+        } else {
+            hi[k - N] = c;
+        }
+    }
 }
 
 /// Serial carry pass: `d_i < 2^52` after; value-preserving when it fits `N` digits.
@@ -133,4 +213,97 @@ pub fn unit<S: Lanes, const N: usize>(s: S) -> [S::V; N] {
     let mut u = [s.zero(); N];
     u[0] = s.splat(1);
     u
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use batch_core::dev::{random_modulus, rng, to_big};
+    use rand::Rng;
+
+    use crate::digits::{modulus_digits, to_digits};
+    use crate::modexp::by_width;
+    use crate::simd::{ams, amm, detect, Lanes, Y4, Z8};
+
+    use super::*;
+
+    /// `ams(a) ≡ amm(a, a) ≡ a²·R⁻¹ (mod m)` per lane, both `< 2m`, for inputs up to `2m − 1`.
+    fn check<S: Lanes, const N: usize>(s: S, bits: usize, seed: u64) {
+        let mut r = rng(seed);
+        let mods: Vec<_> = (0..S::LANES).map(|_| modulus_digits(&random_modulus(&mut r, bits), N).unwrap()).collect();
+        // a < 2m: random below m, plus m − 1 + m in lane 0 and m − 1 in lane 1
+        let avals: Vec<num_bigint::BigUint> = mods
+            .iter()
+            .enumerate()
+            .map(|(l, md)| {
+                let m = to_big(&md.limbs);
+                match l {
+                    0 => &m + &m - 1u8,
+                    1 => &m - 1u8,
+                    _ => {
+                        let x: Vec<u64> = (0..md.limbs.len()).map(|_| r.gen()).collect();
+                        to_big(&x) % &m
+                    }
+                }
+            })
+            .collect();
+        let ad: Vec<Vec<u64>> = avals.iter().map(|v| to_digits(&v.to_u64_digits(), N)).collect();
+        let a: [S::V; N] = unsafe_free_load(s, &ad);
+        let md = Moduli::<S, N> {
+            m: unsafe_free_load(s, &mods.iter().map(|m| m.m.clone()).collect::<Vec<_>>()),
+            k0: s.from_lanes(&mods.iter().map(|m| m.minv).collect::<Vec<_>>()),
+        };
+        let sq = store_lanes(s, &ams(s, &a, &md));
+        let mu = store_lanes(s, &amm(s, &a, &a, &md));
+        let rinv_bits = 52 * N;
+        for l in 0..S::LANES {
+            let m = to_big(&mods[l].limbs);
+            let r_inv = (num_bigint::BigUint::from(1u8) << rinv_bits).modinv(&m).unwrap();
+            let want = (&avals[l] * &avals[l] * &r_inv) % &m;
+            for (what, got) in [("ams", &sq[l]), ("amm", &mu[l])] {
+                let g = to_big(&batch_core::num::digits::from_digits(got, mods[l].limbs.len() + 1, 52));
+                assert!(g < &m + &m, "{what} {bits} bits lane {l}: not below 2m");
+                assert!(got.iter().all(|&d| d < 1 << 52), "{what}: digits not normalised");
+                assert_eq!(g % &m, want, "{what} {bits} bits lane {l}");
+            }
+        }
+    }
+
+    fn unsafe_free_load<S: Lanes, const N: usize>(s: S, lanes: &[Vec<u64>]) -> [S::V; N] {
+        let mut out = [s.zero(); N];
+        let mut buf = [0u64; 8];
+        for (i, o) in out.iter_mut().enumerate() {
+            for (b, l) in buf.iter_mut().zip(lanes) {
+                *b = l[i];
+            }
+            *o = s.from_lanes(&buf[..S::LANES]);
+        }
+        out
+    }
+
+    fn store_lanes<S: Lanes, const N: usize>(s: S, x: &[S::V; N]) -> Vec<Vec<u64>> {
+        let mut out = vec![vec![0u64; N]; S::LANES];
+        let mut buf = [0u64; 8];
+        for (i, v) in x.iter().enumerate() {
+            s.to_lanes(*v, &mut buf[..S::LANES]);
+            for (o, b) in out.iter_mut().zip(buf) {
+                o[i] = b;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn squaring_matches_product_and_num_bigint() {
+        let Ok(t) = detect() else {
+            eprintln!("skipped: no AVX-512 IFMA on this CPU (squaring_matches_product_and_num_bigint)");
+            return;
+        };
+        for (i, bits) in [200usize, 256, 414, 521, 1024, 1038, 1536, 2048, 3072, 3840, 4096, 7680, 15360].into_iter().enumerate() {
+            let n = crate::modexp::kernel_digits(bits);
+            by_width!(n, N => {
+                check::<Z8, N>(t.z8(), bits, 100 + i as u64);
+                check::<Y4, N>(t.y4(), bits, 200 + i as u64);
+            });
+        }
+    }
 }

@@ -58,27 +58,36 @@ pub fn cpu_support() -> Result<(), String> {
     detected().as_ref().map(|_| ()).map_err(Clone::clone)
 }
 
-/// Register form: eight lanes in `zmm` or four in `ymm`.
+/// Register form: eight lanes in `zmm`, four in `ymm`, or chosen per kernel width.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lanes {
     Eight,
     Four,
+    /// Four lanes up to 40 digits (CRT halves of RSA-2048/3072/4096 and RSA-2048 moduli),
+    /// eight above; `examples/ifmabench.rs`, docs/PERF.md. The product kernel's lane
+    /// throughput is the same in both forms on Zen 4 (one `zmm` or two `ymm` IFMA per cycle),
+    /// but the generated squaring of those widths runs 15–28 % faster than the product in
+    /// `ymm` and slower in `zmm`.
+    ByWidth,
 }
 
 impl Lanes {
-    /// The default form: eight lanes (measured faster on Zen 4, see docs/PERF.md), unless
-    /// `BATCHSIG_AVX512_LANES=4` asks for the `ymm` form.
+    /// [`Lanes::ByWidth`], unless `BATCHSIG_AVX512_LANES` is `4` or `8`.
     pub fn from_env() -> Self {
         match std::env::var("BATCHSIG_AVX512_LANES").as_deref() {
             Ok("4") => Lanes::Four,
-            _ => Lanes::Eight,
+            Ok("8") => Lanes::Eight,
+            _ => Lanes::ByWidth,
         }
     }
 
-    pub fn count(self) -> usize {
+    /// Lanes per group for a kernel of `digits` digits.
+    pub fn count(self, digits: usize) -> usize {
         match self {
             Lanes::Eight => 8,
             Lanes::Four => 4,
+            Lanes::ByWidth if digits <= 40 => 4,
+            Lanes::ByWidth => 8,
         }
     }
 }
@@ -150,11 +159,12 @@ impl Backend for Avx512Backend {
     }
 
     fn description(&self) -> String {
-        let (n, reg) = match self.lanes {
-            Lanes::Eight => (8, "zmm"),
-            Lanes::Four => (4, "ymm"),
+        let lanes = match self.lanes {
+            Lanes::Eight => "8 lanes (zmm)",
+            Lanes::Four => "4 lanes (ymm)",
+            Lanes::ByWidth => "4 lanes (ymm) to 2080 bits, 8 (zmm) above",
         };
-        format!("CPU AVX-512 IFMA, {n} lanes ({reg}) x 52-bit digits, vpmadd52 Montgomery, RSA only, {} thread(s)", self.threads())
+        format!("CPU AVX-512 IFMA, {lanes} x 52-bit digits, vpmadd52 Montgomery, RSA only, {} thread(s)", self.threads())
     }
 
     fn availability(&self) -> Availability {
@@ -162,6 +172,11 @@ impl Backend for Avx512Backend {
             Ok(_) => Availability::Available,
             Err(why) => Availability::Unavailable(why.clone()),
         }
+    }
+
+    /// None yet: the IFMA curve arithmetic is still to come.
+    fn curves(&self) -> &'static [Curve] {
+        &[]
     }
 
     fn modexp(&self, moduli: &[&[u64]], jobs: &[ModexpJob<'_>]) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
@@ -211,11 +226,11 @@ mod imp {
     use crate::modexp::{modexp_batch, Form};
 
     pub fn modexp(t: Ifma, lanes: Lanes, moduli: &[&[u64]], jobs: &[ModexpJob<'_>], vartime: bool) -> Vec<JobResult<Vec<u64>>> {
-        let form = match lanes {
-            Lanes::Eight => Form::Z8(t.z8()),
-            Lanes::Four => Form::Y4(t.y4()),
+        let form = |digits: usize| match lanes.count(digits) {
+            4 => Form::Y4(t.y4()),
+            _ => Form::Z8(t.z8()),
         };
-        modexp_batch(form, moduli, jobs, vartime)
+        modexp_batch(&form, moduli, jobs, vartime)
     }
 }
 

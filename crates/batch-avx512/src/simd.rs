@@ -208,8 +208,45 @@ pub fn modexp_group<S: Lanes, const N: usize>(
     unsafe { crate::modexp::modexp_group_ifma::<S, N>(s, mods, bases, exps, vartime) }
 }
 
-/// [`crate::field::amm`] behind the proof (tests and the kernel bench).
+/// [`crate::field::amm_ifma`] behind the proof. This wrapper has no target features, so the
+/// kernel cannot be inlined into it: every caller runs the one standalone copy.
+#[inline(never)]
 pub fn amm<S: Lanes, const N: usize>(s: S, a: &[S::V; N], b: &[S::V; N], m: &crate::field::Moduli<S, N>) -> [S::V; N] {
     // SAFETY: as above.
     unsafe { crate::field::amm_ifma::<S, N>(s, a, b, m) }
+}
+
+/// [`crate::field::ams_ifma`] behind the proof, out of line like [`amm`].
+#[inline(never)]
+pub fn ams<S: Lanes, const N: usize>(s: S, a: &[S::V; N], m: &crate::field::Moduli<S, N>) -> [S::V; N] {
+    // SAFETY: an `S` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
+    unsafe { crate::field::ams_ifma::<S, N>(s, a, m) }
+}
+
+/// Seconds for `reps` chained products at width `n` in each form (`zmm`, `ymm`): the kernel
+/// measurement of `examples/ifmabench.rs`. Inputs are arbitrary normalised digits.
+/// Then the same for squarings ([`ams`]): `(mul zmm, mul ymm, sqr zmm, sqr ymm)`.
+pub fn kernel_bench(n: usize, reps: usize) -> (f64, f64, f64, f64) {
+    fn run<S: Lanes, const N: usize, const SQR: bool>(s: S, reps: usize) -> f64 {
+        let digits: Vec<u64> = (0..N as u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 12) | 1).collect();
+        let lanes = vec![digits.as_slice(); S::LANES];
+        // SAFETY: an `S` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
+        let (x, m) = unsafe { (crate::field::load::<S, N>(s, &lanes), crate::field::load::<S, N>(s, &lanes)) };
+        let md = crate::field::Moduli::<S, N> { m, k0: s.splat(0x3_0000_0001) };
+        let mut x = x;
+        let t = std::time::Instant::now();
+        for _ in 0..reps {
+            x = if SQR { ams(s, &x, &md) } else { amm(s, &x, &x, &md) };
+        }
+        let el = t.elapsed().as_secs_f64();
+        core::hint::black_box(x);
+        el
+    }
+    let t = detect().expect("kernel_bench needs IFMA");
+    crate::modexp::by_width!(n, N => (
+        run::<Z8, N, false>(t.z8(), reps),
+        run::<Y4, N, false>(t.y4(), reps),
+        run::<Z8, N, true>(t.z8(), reps),
+        run::<Y4, N, true>(t.y4(), reps)
+    ))
 }

@@ -2,7 +2,8 @@
 use batch_avx512::{Avx512Backend, Lanes};
 use batch_core::{Availability, Backend};
 
-/// The IFMA backend in both register forms (8 lanes `zmm`, 4 lanes `ymm`) if this CPU has
+/// The IFMA backend in both register forms (8 lanes `zmm`, 4 lanes `ymm`; the default
+/// `ByWidth` uses one of them per width) if this CPU has
 /// AVX-512 IFMA. Otherwise prints one `skipped: no AVX-512 IFMA on this CPU` line, or panics
 /// when `BATCHSIG_REQUIRE_AVX512` is set. (On a CPU with IFMA these tests always run, CI or
 /// not; a CI machine without it cannot run them, so `CI=true` alone does not fail them.)
