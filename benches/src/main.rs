@@ -123,6 +123,14 @@ fn progress(total: u64) -> ProgressBar {
     pb
 }
 
+/// Why `b` cannot run `alg` although it is available (a curve it does not implement yet).
+fn not_implemented(b: &dyn Backend, alg: Alg) -> Option<String> {
+    match alg {
+        Alg::Ecdsa(c) if !b.curves().contains(&c) => Some(format!("{} does not implement {c} yet", b.name())),
+        _ => None,
+    }
+}
+
 fn record(backend: &str, alg: Alg, op: Op, threads: usize, requested: usize, cell: Result<CellResult, String>) -> Record {
     let (ops, seconds, batch, rate, error) = match cell {
         Ok(c) => (c.ops, c.seconds, c.batch, Some(c.ops_per_sec()), None),
@@ -142,6 +150,7 @@ fn record(backend: &str, alg: Alg, op: Op, threads: usize, requested: usize, cel
         ratio_to_openssl: None,
         security_bits: alg.security_bits(),
         error,
+        not_measured: None,
         alg,
         op,
     }
@@ -216,6 +225,16 @@ fn run(args: Args) -> Result<bool, String> {
     for &alg in &algs {
         let work = Workload::new(alg);
         for b in &live {
+            if let Some(why) = not_implemented(b.as_ref(), alg) {
+                for op in Op::BOTH {
+                    let mut r = record(b.name(), alg, op, threads, args.batch, Ok(CellResult { ops: 0, seconds: 0.0, batch: args.batch }));
+                    r.ops_per_sec = None;
+                    r.not_measured = Some(why.clone());
+                    rep.results.push(r);
+                    pb.inc(1);
+                }
+                continue;
+            }
             pb.set_message(format!("{} {}", b.name(), alg.name()));
             let (sign, verify) = pool.install(|| {
                 measure::run_alg(b.as_ref(), &reference, &work, args.batch, args.seconds, threads, |_| pb.inc(1))
@@ -304,6 +323,7 @@ fn run_sweep(
                 for &n in sizes {
                     pb.set_message(format!("sweep {} {} {} ×{n}", b.name(), alg.name(), op.name()));
                     let (ops, note) = match (&sigs, rate) {
+                        _ if not_implemented(b.as_ref(), alg).is_some() => (None, not_implemented(b.as_ref(), alg).map(|w| format!("n/a: {w}"))),
                         (Err(e), _) => (None, Some(format!("FAILED: reference sign: {e}"))),
                         (_, Some(r)) if n as f64 / r > 2.0 * secs => {
                             (None, Some(format!("skipped: one batch ≈ {:.0} s", n as f64 / r)))
@@ -352,6 +372,12 @@ fn run_tls(
     let mut failed = false;
     for b in live {
         for &suite in suites {
+            let needs = [Some(kex.curve()), suite.ecdsa_curve()];
+            if let Some(c) = needs.into_iter().flatten().find(|c| !b.curves().contains(c)) {
+                pb.println(format!("tls {} {}: n/a — {} does not implement {c} yet", b.name(), suite.name(), b.name()));
+                pb.inc(1);
+                continue;
+            }
             pb.set_message(format!("tls {} {}", b.name(), suite.name()));
             let mut config = TlsSimConfig::new(suite, args.tls_handshakes);
             config.kex = kex;

@@ -32,6 +32,9 @@ pub struct Record {
     pub ratio_to_openssl: Option<f64>,
     pub security_bits: usize,
     pub error: Option<String>,
+    /// Why the cell was not measured although the backend is available (it does not
+    /// implement the algorithm's curve yet); `null` for measured or failed cells.
+    pub not_measured: Option<String>,
     #[serde(skip)]
     pub alg: Alg,
     #[serde(skip)]
@@ -170,6 +173,8 @@ pub fn backend_table(r: &Report, b: &BackendInfo, algs: &[Alg]) -> String {
         for rec in [sign, verify].into_iter().flatten() {
             if let Some(e) = &rec.error {
                 notes.push(format!("{} {}: FAILED — {e}", alg.name(), rec.operation));
+            } else if let Some(why) = &rec.not_measured {
+                notes.push(format!("{} {}: n/a — {why}", alg.name(), rec.operation));
             } else if rec.batch_capped {
                 notes.push(format!("{} {}: batch capped to {} to fit --seconds", alg.name(), rec.operation, rec.batch));
             }
@@ -273,6 +278,7 @@ mod tests {
             ratio_to_openssl: ossl.map(|o| rate / o),
             security_bits: alg.security_bits(),
             error: None,
+            not_measured: None,
             alg,
             op,
         }

@@ -260,7 +260,7 @@ pub struct FieldConsts {
 impl FieldConsts {
     /// `p` canonical limbs, `b` canonical limbs, `n` digits.
     pub fn new(p: &[u64], b: &[u64], n: usize) -> Self {
-        let md = crate::digits::ModulusDigits::new(p, n).expect("curve primes are valid moduli");
+        let md = crate::digits::modulus_digits(p, n).expect("curve primes are valid moduli");
         let bits = batch_core::num::bits_vartime(p);
         let slack = DIGIT_BITS * n - bits;
         assert!(slack >= 20, "too little room for lazy reduction");

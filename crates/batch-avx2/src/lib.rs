@@ -37,9 +37,10 @@ mod modexp;
 #[cfg(target_arch = "x86_64")]
 mod simd;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use batch_core::backend::check_batch;
+use batch_core::pool::Pool;
 use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
 
 #[cfg(target_arch = "x86_64")]
@@ -68,7 +69,7 @@ fn detected() -> &'static Result<Avx2, String> {
 /// The AVX2 backend. `Default` uses rayon's global pool (all cores).
 #[derive(Clone, Default)]
 pub struct Avx2Backend {
-    pool: Option<Arc<rayon::ThreadPool>>,
+    pool: Pool,
 }
 
 impl core::fmt::Debug for Avx2Backend {
@@ -85,20 +86,12 @@ impl Avx2Backend {
 
     /// Uses a private pool of `threads` threads (`1` for single-core figures).
     pub fn with_threads(threads: usize) -> Result<Self, Error> {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .thread_name(|i| format!("batch-avx2-{i}"))
-            .build()
-            .map_err(|e| Error::Backend(format!("thread pool: {e}")))?;
-        Ok(Self { pool: Some(Arc::new(pool)) })
+        Ok(Self { pool: Pool::with_threads("batch-avx2", threads)? })
     }
 
     /// Threads the batch is spread over.
     pub fn threads(&self) -> usize {
-        match &self.pool {
-            Some(p) => p.current_num_threads(),
-            None => rayon::current_num_threads(),
-        }
+        self.pool.threads()
     }
 
     /// The AVX2 proof, or the batch-level error.
@@ -107,10 +100,7 @@ impl Avx2Backend {
     }
 
     fn install<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
-        match &self.pool {
-            Some(p) => p.install(f),
-            None => f(),
-        }
+        self.pool.install(f)
     }
 }
 

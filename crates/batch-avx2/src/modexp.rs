@@ -51,7 +51,7 @@ pub fn modexp_batch(t: Avx2, moduli: &[&[u64]], jobs: &[ModexpJob<'_>], vartime:
         .par_iter()
         .map(|m| {
             check_modulus(m, MAX_MODULUS_BITS)?;
-            ModulusDigits::new(m, kernel_digits(batch_core::num::bits_public(m)))
+            crate::digits::modulus_digits(m, kernel_digits(batch_core::num::bits_public(m)))
         })
         .collect();
     let ok: Vec<Result<(), Error>> = prepared.iter().map(|p| p.as_ref().map(|_| ()).map_err(Clone::clone)).collect();

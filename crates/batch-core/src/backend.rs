@@ -66,6 +66,13 @@ pub trait Backend: Send + Sync + core::fmt::Debug {
         false
     }
 
+    /// The curves its elliptic-curve operations implement (all three unless it says
+    /// otherwise). For a curve not listed, those operations fail the batch with
+    /// [`Error::Unavailable`]; routing and benchmarks ask here first.
+    fn curves(&self) -> &'static [Curve] {
+        &Curve::ALL
+    }
+
     /// `base^exponent mod m` for every job, constant-time in base and exponent.
     /// `moduli` are odd, `> 1`, at most [`MAX_MODULUS_BITS`] bits; results have the limb count
     /// of their modulus.

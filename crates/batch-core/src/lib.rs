@@ -7,6 +7,7 @@
 //! - [`curve`]: P-256, P-384 and P-521 parameters and the affine point type at the seam.
 //! - [`Error`]: what went wrong with which job or batch.
 //! - [`ct`]: constant-time comparisons on limb slices, and the hook of the Valgrind check.
+//! - [`pool::Pool`]: the thread pool a CPU backend spreads its batches over.
 #![forbid(unsafe_code)]
 
 pub mod backend;
@@ -16,6 +17,7 @@ pub mod curve;
 pub mod dev;
 pub mod error;
 pub mod num;
+pub mod pool;
 
 pub use backend::{Availability, Backend, ModexpJob, MAX_BATCH, MAX_MODULUS_BITS};
 pub use curve::{AffinePoint, Curve, EcUint};

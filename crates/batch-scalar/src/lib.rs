@@ -11,15 +11,14 @@
 pub mod ecc;
 pub mod modexp;
 
-use std::sync::Arc;
-
 use batch_core::backend::check_batch;
+use batch_core::pool::Pool;
 use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
 
 /// The CPU scalar backend. `Default` uses rayon's global pool (all cores).
 #[derive(Clone, Default)]
 pub struct ScalarBackend {
-    pool: Option<Arc<rayon::ThreadPool>>,
+    pool: Pool,
 }
 
 impl core::fmt::Debug for ScalarBackend {
@@ -36,27 +35,16 @@ impl ScalarBackend {
 
     /// Uses a private pool of `threads` threads (`1` for single-core figures).
     pub fn with_threads(threads: usize) -> Result<Self, Error> {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .thread_name(|i| format!("batch-scalar-{i}"))
-            .build()
-            .map_err(|e| Error::Backend(format!("thread pool: {e}")))?;
-        Ok(Self { pool: Some(Arc::new(pool)) })
+        Ok(Self { pool: Pool::with_threads("batch-scalar", threads)? })
     }
 
     /// Threads the batch is spread over.
     pub fn threads(&self) -> usize {
-        match &self.pool {
-            Some(p) => p.current_num_threads(),
-            None => rayon::current_num_threads(),
-        }
+        self.pool.threads()
     }
 
     fn install<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
-        match &self.pool {
-            Some(p) => p.install(f),
-            None => f(),
-        }
+        self.pool.install(f)
     }
 }
 

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
 
 /// Every backend this build knows, available or not (check [`Backend::availability`]):
-/// `scalar`, `avx2` (unavailable on CPUs without AVX2 and on other targets), `wgpu`
+/// `scalar`, `avx2` (unavailable on CPUs without AVX2 and on other targets), `avx512`
+/// (AVX-512 IFMA; unavailable on CPUs without it; RSA only for now), `wgpu`
 /// (unavailable without a GPU adapter; the adapter comes from `WGPU_BACKEND` /
 /// `WGPU_ADAPTER_NAME`, and the device opens on first use; only with the `wgpu` feature, on by
 /// default) and `auto`.
@@ -14,6 +15,7 @@ pub fn all_backends() -> Vec<Arc<dyn Backend>> {
     vec![
         Arc::new(batch_scalar::ScalarBackend::new()),
         Arc::new(batch_avx2::Avx2Backend::new()),
+        Arc::new(batch_avx512::Avx512Backend::new()),
         #[cfg(feature = "wgpu")]
         Arc::new(batch_wgpu::WgpuBackend::new()),
         Arc::new(AutoBackend::measured()),
@@ -42,8 +44,8 @@ pub enum Operation {
 }
 
 /// Sends each operation to a chosen backend; anything without a route goes to the fallback.
-/// A route whose backend is unavailable here falls back too, so the same table works on
-/// every CPU. Results are identical whichever backend runs an operation (the equivalence
+/// A route whose backend is unavailable here, or lacks the route's curve
+/// ([`Backend::curves`]), falls back too, so the same table works on every CPU. Results are identical whichever backend runs an operation (the equivalence
 /// tests hold every backend to the scalar one), so routing changes speed only.
 #[derive(Clone)]
 pub struct AutoBackend {
@@ -60,23 +62,37 @@ impl core::fmt::Debug for AutoBackend {
 impl AutoBackend {
     /// Routes `routes`, everything else to `fallback` (which must be available).
     pub fn new(fallback: Arc<dyn Backend>, routes: Vec<(Operation, Arc<dyn Backend>)>) -> Self {
-        let routes = routes.into_iter().filter(|(_, b)| b.availability().is_available()).collect();
+        let supports = |op: &Operation, b: &Arc<dyn Backend>| match op {
+            Operation::Modexp | Operation::ModexpVartime => true,
+            Operation::MulBase(c) | Operation::MulPoint(c) | Operation::MulDoubleVartime(c) => b.curves().contains(c),
+        };
+        let routes = routes.into_iter().filter(|(op, b)| b.availability().is_available() && supports(op, b)).collect();
         Self { fallback, routes }
     }
 
-    /// The routing measured on this project's reference machine (docs/PERF.md, 2026-11-30,
-    /// `batch-speed --threads 1`, batch 1024): AVX2 for modular exponentiation (RSA-2048 sign
-    /// 1.4–2.1× scalar), for every `k·G` (P-256 sign 1.36–1.6×; P-384 and P-521 at least on
-    /// par) and for `k·Q` on P-384/P-521 (2.2×/1.1× in `avx2bench`); scalar for `k·Q` on P-256
-    /// (a tie) and for every `u₁·G + u₂·Q`, where four lanes in lockstep lose the scalar
-    /// wNAF's skipped additions (ECDSA verify 0.45–0.8× scalar).
+    /// The routing measured on this project's reference machines (docs/PERF.md,
+    /// `batch-speed --threads 1`, batch 1024), chosen by the CPU features detected here — a
+    /// table, not a start-up calibration, so the choice is the same in every process and
+    /// costs nothing at start:
+    /// - modular exponentiation (RSA sign and verify): `avx512` where the CPU has AVX-512
+    ///   IFMA (Zen 4: 2.5–3× `avx2` per job at every RSA size, modexp kernel bench and
+    ///   `batch-speed`), else `avx2` (RSA-2048 sign 1.4–2.1× scalar);
+    /// - every `k·G` (P-256 sign 1.36–1.6× scalar; P-384 and P-521 at least on par) and `k·Q`
+    ///   on P-384/P-521 (2.2×/1.1× in `avx2bench`): `avx2`;
+    /// - `k·Q` on P-256 (a tie) and every `u₁·G + u₂·Q`, where four lanes in lockstep lose
+    ///   the scalar wNAF's skipped additions (ECDSA verify 0.45–0.8× scalar): scalar.
+    ///
+    /// A route whose backend is unavailable on this CPU falls back to scalar; `avx512`
+    /// implements no curve yet, so no EC route goes there.
     pub fn measured() -> Self {
         let avx2: Arc<dyn Backend> = Arc::new(batch_avx2::Avx2Backend::new());
+        let avx512: Arc<dyn Backend> = Arc::new(batch_avx512::Avx512Backend::new());
+        let modexp = if avx512.availability().is_available() { avx512 } else { avx2.clone() };
         Self::new(
             Arc::new(batch_scalar::ScalarBackend::new()),
             vec![
-                (Operation::Modexp, avx2.clone()),
-                (Operation::ModexpVartime, avx2.clone()),
+                (Operation::Modexp, modexp.clone()),
+                (Operation::ModexpVartime, modexp),
                 (Operation::MulBase(Curve::P256), avx2.clone()),
                 (Operation::MulBase(Curve::P384), avx2.clone()),
                 (Operation::MulBase(Curve::P521), avx2.clone()),
@@ -153,6 +169,24 @@ mod tests {
     }
 
     #[test]
+    fn modexp_goes_to_ifma_where_present_and_ec_never() {
+        let auto = AutoBackend::measured();
+        let ifma = batch_avx512::cpu_support().is_ok();
+        let avx2 = batch_avx2::Avx2Backend::new().availability().is_available();
+        let want = if ifma { "avx512" } else if avx2 { "avx2" } else { "scalar" };
+        assert_eq!(auto.route(Operation::Modexp).name(), want);
+        assert_eq!(auto.route(Operation::ModexpVartime).name(), want);
+        // avx512 lists no curve: an EC route to it falls back.
+        let avx512: Arc<dyn Backend> = Arc::new(batch_avx512::Avx512Backend::new());
+        let scalar: Arc<dyn Backend> = Arc::new(batch_scalar::ScalarBackend::new());
+        let a = AutoBackend::new(scalar, vec![(Operation::MulBase(Curve::P256), avx512)]);
+        assert_eq!(a.route(Operation::MulBase(Curve::P256)).name(), "scalar");
+        for c in Curve::ALL {
+            assert_ne!(auto.route(Operation::MulDoubleVartime(c)).name(), "avx512");
+        }
+    }
+
+    #[test]
     fn auto_agrees_with_scalar() {
         let scalar = batch_scalar::ScalarBackend::new();
         batch_core::dev::check_backend_vs_reference(&scalar, &AutoBackend::measured(), &Curve::ALL, &[2048], &[0, 1, 5, 9], 77);
@@ -161,7 +195,8 @@ mod tests {
     #[test]
     fn registry_names_are_unique() {
         let names: Vec<&str> = all_backends().iter().map(|b| b.name()).collect();
-        let want: &[&str] = if cfg!(feature = "wgpu") { &["scalar", "avx2", "wgpu", "auto"] } else { &["scalar", "avx2", "auto"] };
+        let want: &[&str] =
+            if cfg!(feature = "wgpu") { &["scalar", "avx2", "avx512", "wgpu", "auto"] } else { &["scalar", "avx2", "avx512", "auto"] };
         assert_eq!(names, want);
         assert_eq!(default_backend().name(), "auto");
         assert!(by_name("avx2").is_some() && by_name("gpu9000").is_none());

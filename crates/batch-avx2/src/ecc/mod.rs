@@ -58,7 +58,7 @@ impl CurveConsts {
     fn new<const L: usize>(c: &CurveDef<L>, n: usize) -> Self {
         let p_limbs = c.p.modulus().0.to_vec();
         let b = c.p.from_monty(&c.b).0.to_vec();
-        let p = ModulusDigits::new(&p_limbs, n).expect("curve primes are valid moduli");
+        let p = crate::digits::modulus_digits(&p_limbs, n).expect("curve primes are valid moduli");
         let table = batch_scalar::ecc::comb::CombTable::new(c, COMB_W);
         let half = 1usize << (COMB_W - 1);
         let mut comb = Vec::with_capacity(table.windows() * half * 2 * n);

@@ -5,6 +5,7 @@
 //! unless its name ends in `_vartime`. Masks are all-ones / all-zeros `u64`s, derived
 //! arithmetically; `black_box` keeps the optimiser from turning selects back into branches.
 
+pub mod digits;
 pub mod dyn_monty;
 pub mod monty;
 

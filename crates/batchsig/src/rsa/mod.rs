@@ -1,11 +1,19 @@
 //! RSA signatures (RFC 8017) in batches over any [`Backend`].
 //!
-//! Signing, per job: encode (PKCS#1 v1.5 or PSS) → `m`; blind with a fresh `r`:
-//! `c = m·rᵉ mod n`; the backend computes `c^dp mod p` and `c^dq mod q` for the whole batch;
-//! recombine (Garner) → `s' = c^d`; unblind `s = s'·r⁻¹ mod n`; **verify `sᵉ ≡ m (mod n)` on
-//! the CPU** before release (a faulty CRT signature reveals the key, and a backend bug is a
-//! fault). The `r⁻¹` of a batch are found with one inversion (Montgomery's trick), done by
-//! CRT with Fermat inverses mod `p` and `q`.
+//! Signing, per job: encode (PKCS#1 v1.5 or PSS) → `m`; blind: `c = m·A mod n` with a
+//! blinding pair `(A, Aᵢ) = (rᵉ, r⁻¹)`; the backend computes `c^dp mod p` and `c^dq mod q` for
+//! the whole batch; recombine (Garner) → `s' = c^d`; unblind `s = s'·Aᵢ mod n`; **verify
+//! `sᵉ ≡ m (mod n)`** before release (a faulty CRT signature reveals the key, and a backend bug
+//! is a fault). The check runs as one `modexp_vartime` batch on the same backend: it never
+//! sees `m`, so no backend fault can make a wrong `s` pass, and on a SIMD backend it costs a
+//! fraction of the host exponentiation it replaced.
+//!
+//! Blinding pairs, as OpenSSL's `BN_BLINDING`: each run of [`BLINDING_CHAIN`] jobs of one key
+//! starts from a fresh random `r` (`rᵉ` and, for every run of the batch at once, `r⁻¹` by one
+//! CRT inversion with Montgomery's trick); the next job of the run squares both, `(A², Aᵢ²)`
+//! = `((r²)ᵉ, (r²)⁻¹)`, which costs two products instead of an exponentiation and an
+//! inversion share. The attacker sees neither `r` nor any `A`; squaring keeps each pair
+//! consistent and unpredictable.
 //!
 //! Verification: the backend computes `sᵉ mod n` for the batch (variable-time, public data);
 //! the encoding is checked here.
@@ -144,10 +152,16 @@ fn group_keys<'a, K>(keys: impl Iterator<Item = &'a K>) -> (Vec<&'a K>, Vec<usiz
     (distinct, index)
 }
 
+/// Jobs of one key per blinding run (a fresh `r` each run); OpenSSL's `BN_BLINDING` also
+/// refreshes after 32 uses.
+pub const BLINDING_CHAIN: usize = 32;
+
 /// Per-job state between the stages of signing.
+#[derive(Default)]
 struct Prepared {
     m: Vec<u64>,
-    r: Zeroizing<Vec<u64>>,
+    /// The unblinding factor `Aᵢ` of this job.
+    r_inv: Zeroizing<Vec<u64>>,
     c: Zeroizing<Vec<u64>>,
 }
 
@@ -178,36 +192,75 @@ pub fn sign_batch(
         })
         .collect();
 
-    // Encode and blind.
-    let prepared: Vec<JobResult<Prepared>> = jobs
+    // Encode.
+    let encoded: Vec<JobResult<Vec<u64>>> = jobs
         .par_iter()
         .zip(&randomness)
-        .map(|(job, (rbytes, salt))| {
+        .map(|(job, (_, salt))| {
             let pk = &job.key.public;
             let em = match scheme.padding {
                 RsaPadding::Pkcs1v15 => padding::pkcs1v15_encode(scheme.hash, job.digest, pk.size())?,
                 RsaPadding::Pss { .. } => padding::pss_encode(scheme.hash, job.digest, salt, pk.bits)?,
             };
-            let n = &pk.n_monty;
-            let m = nat::resize(limbs_from_be_bytes(&em), n.limbs());
-            let r = Zeroizing::new(n.reduce(&limbs_from_be_bytes(rbytes)));
-            // NOTE: rᵉ runs square-and-multiply over the public e; the Montgomery kernel is
-            // constant-time in r.
-            let re = Zeroizing::new(n.pow_vartime(&r, &pk.e));
-            let c = Zeroizing::new(n.mul(&m, &re));
-            Ok(Prepared { m, r, c })
+            Ok(nat::resize(limbs_from_be_bytes(&em), pk.n_monty.limbs()))
         })
         .collect();
 
-    // r⁻¹ for every job, one inversion per key (Montgomery's trick).
-    let mut r_inv: Vec<Option<Zeroizing<Vec<u64>>>> = vec![None; jobs.len()];
-    for (ki, key) in keys.iter().enumerate() {
-        let idx: Vec<usize> =
-            (0..jobs.len()).filter(|&i| key_of[i] == ki && prepared[i].is_ok()).collect();
-        let rs: Vec<&[u64]> = idx.iter().map(|&i| prepared[i].as_ref().expect("ok").r.as_slice()).collect();
-        for (i, inv) in idx.iter().zip(batch_invert_rsa(key, &rs)?) {
-            r_inv[*i] = Some(inv);
+    // Blinding runs: per key, the encoded jobs in order, BLINDING_CHAIN at a time. Each run
+    // starts from its first job's r: A = rᵉ here, r⁻¹ below (one inversion per key).
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    let mut run_key: Vec<usize> = Vec::new();
+    for ki in 0..keys.len() {
+        let idx: Vec<usize> = (0..jobs.len()).filter(|&i| key_of[i] == ki && encoded[i].is_ok()).collect();
+        for chunk in idx.chunks(BLINDING_CHAIN) {
+            runs.push(chunk.to_vec());
+            run_key.push(ki);
         }
+    }
+    let heads: Vec<(Zeroizing<Vec<u64>>, Zeroizing<Vec<u64>>)> = runs
+        .par_iter()
+        .map(|run| {
+            let n = &jobs[run[0]].key.public.n_monty;
+            let r = Zeroizing::new(n.reduce(&limbs_from_be_bytes(&randomness[run[0]].0)));
+            // NOTE: rᵉ runs square-and-multiply over the public e; the Montgomery kernel is
+            // constant-time in r.
+            let re = Zeroizing::new(n.pow_vartime(&r, &jobs[run[0]].key.public.e));
+            (r, re)
+        })
+        .collect();
+    let mut head_inv: Vec<Option<Zeroizing<Vec<u64>>>> = vec![None; runs.len()];
+    for (ki, key) in keys.iter().enumerate() {
+        let of_key: Vec<usize> = (0..runs.len()).filter(|&h| run_key[h] == ki).collect();
+        let rs: Vec<&[u64]> = of_key.iter().map(|&h| heads[h].0.as_slice()).collect();
+        for (h, inv) in of_key.iter().zip(batch_invert_rsa(key, &rs)?) {
+            head_inv[*h] = Some(inv);
+        }
+    }
+    // Each run's pairs, squared from job to job, and the blinded c = m·A.
+    let mut prepared: Vec<JobResult<Prepared>> =
+        encoded.iter().map(|e| e.as_ref().map(|_| Prepared::default()).map_err(Clone::clone)).collect();
+    let per_run: Vec<Vec<(usize, Prepared)>> = runs
+        .par_iter()
+        .enumerate()
+        .map(|(h, run)| {
+            let n = &jobs[run[0]].key.public.n_monty;
+            let mut a = heads[h].1.clone();
+            let mut ai = head_inv[h].clone().expect("inverted");
+            let mut out = Vec::with_capacity(run.len());
+            for (j, &i) in run.iter().enumerate() {
+                if j > 0 {
+                    a = Zeroizing::new(n.mul(&a, &a));
+                    ai = Zeroizing::new(n.mul(&ai, &ai));
+                }
+                let m = encoded[i].as_ref().expect("encoded").clone();
+                let c = Zeroizing::new(n.mul(&m, &a));
+                out.push((i, Prepared { m, r_inv: ai.clone(), c }));
+            }
+            out
+        })
+        .collect();
+    for (i, p) in per_run.into_iter().flatten() {
+        prepared[i] = Ok(p);
     }
 
     // The backend: c^dp mod p and c^dq mod q for every job.
@@ -240,8 +293,8 @@ pub fn sign_batch(
         return Err(Error::Backend(format!("modexp returned {} results for {} jobs", results.len(), mjobs.len())));
     }
 
-    // Recombine, unblind, verify, encode.
-    let out = (0..jobs.len())
+    // Recombine and unblind.
+    let sigs: Vec<JobResult<Zeroizing<Vec<u64>>>> = (0..jobs.len())
         .into_par_iter()
         .map(|i| {
             let p = prepared[i].as_ref().map_err(Clone::clone)?;
@@ -249,16 +302,39 @@ pub fn sign_batch(
             let (mp, mq) = (&results[slot[i]], &results[slot[i] + 1]);
             let (mp, mq) = (mp.as_ref().map_err(Clone::clone)?, mq.as_ref().map_err(Clone::clone)?);
             let s_blind = Zeroizing::new(crt_combine(key, mp, mq));
-            let n = &key.public.n_monty;
-            let mut s = Zeroizing::new(n.mul(&s_blind, r_inv[i].as_ref().expect("inverted")));
+            let mut s = Zeroizing::new(key.public.n_monty.mul(&s_blind, &p.r_inv));
             batch_core::ct::declassify(s.as_mut_slice()); // the signature: public from here
-            // The encoded message holds the PSS salt (secret until s is published): compare
-            // in constant time, the verdict is public.
-            let ok = batch_core::ct::eq_mask(&n.pow_vartime(&s, &key.public.e), &p.m);
-            if !batch_core::ct::declassify_mask(ok) {
-                return Err(Error::FaultDetected("RSA-CRT signature failed verification"));
+            Ok(s)
+        })
+        .collect();
+
+    // Verify sᵉ ≡ m before release: one variable-time batch (s, e and n are public once s is
+    // released; a faulty s is never released).
+    let n_moduli: Vec<&[u64]> = keys.iter().map(|k| k.public.n.as_slice()).collect();
+    let mut vjobs = Vec::with_capacity(jobs.len());
+    let mut vslot = vec![usize::MAX; jobs.len()];
+    for (i, s) in sigs.iter().enumerate() {
+        if let Ok(s) = s {
+            vslot[i] = vjobs.len();
+            vjobs.push(ModexpJob { base: s, exponent: &jobs[i].key.public.e, modulus: key_of[i] });
+        }
+    }
+    let checks = if vjobs.is_empty() { Vec::new() } else { backend.modexp_vartime(&n_moduli, &vjobs)? };
+    if checks.len() != vjobs.len() {
+        return Err(Error::Backend(format!("modexp_vartime returned {} results for {} jobs", checks.len(), vjobs.len())));
+    }
+    let out = (0..jobs.len())
+        .into_par_iter()
+        .map(|i| {
+            let s = sigs[i].as_ref().map_err(Clone::clone)?;
+            let m = &prepared[i].as_ref().expect("signed jobs were prepared").m;
+            match &checks[vslot[i]] {
+                // m holds the PSS salt (secret until s is released): constant-time compare,
+                // public verdict.
+                Ok(se) if batch_core::ct::declassify_mask(batch_core::ct::eq_mask(se, m)) => {}
+                _ => return Err(Error::FaultDetected("RSA-CRT signature failed verification")),
             }
-            Ok(limbs_to_be_bytes(&s, key.public.size()).expect("s < n"))
+            Ok(limbs_to_be_bytes(s, jobs[i].key.public.size()).expect("s < n"))
         })
         .collect();
     Ok(out)

@@ -1,0 +1,309 @@
+//! Multi-buffer Montgomery arithmetic on 52-bit digits: the kernel every operation runs on.
+//!
+//! Representation (transposed, as in the avx2 backend): an `N`-digit number of each of
+//! `S::LANES` independent lanes is `[S::V; N]`; register `i` holds digit `i` of every lane:
+//!
+//! ```text
+//!   x[i] = [ lane0.d_i | lane1.d_i | … | lane7.d_i ]      value_l = Σ_i d_i·2^(52·i)
+//! ```
+//!
+//! Digits are *normalised* (`d_i < 2^52`) between operations, because `vpmadd52luq/huq` read
+//! only the low 52 bits of their multiplicands. Each lane has its own modulus `m` (RSA
+//! batches may mix keys), `R = 2^(52·N) > 4m`.
+//!
+//! [`amm_ifma`] is almost-Montgomery multiplication (operand scanning, quotient digit per row):
+//! row `i` adds `a·b_i` and `u_i·m` (`u_i = −t_0·m⁻¹ mod 2^52`) into 64-bit column
+//! accumulators — low halves into the column, high halves into the next one — and drops the
+//! lowest column, whose low 52 bits are then zero, carrying its top bits up. Only that one
+//! carry runs per row; a column collects at most 4 terms `< 2^52` per row for `N` rows, so
+//! `N ≤ 1023` never overflows 64 bits. One serial carry pass normalises the result.
+//! Pre: `a, b < 2m`, normalised. Post: `a·b·R⁻¹ (mod m)`, `< 2m`, normalised.
+//! Everything is constant-time: no branch or address depends on lane values.
+
+use crate::simd::Lanes;
+
+/// Bits per digit.
+pub const DIGIT_BITS: usize = 52;
+/// `2^52 − 1`.
+pub const DIGIT_MASK: u64 = (1 << DIGIT_BITS) - 1;
+
+/// Per-lane modulus for [`amm_ifma`].
+#[derive(Clone, Copy, Debug)]
+pub struct Moduli<S: Lanes, const N: usize> {
+    /// `m`, normalised digits, per lane.
+    pub m: [S::V; N],
+    /// `−m⁻¹ mod 2^52`, per lane.
+    pub k0: S::V,
+}
+
+/// `a·b·R⁻¹ mod m` per lane, almost reduced (see the module header).
+///
+/// The accumulator is a sliding window: before row `i`, `acc[j]` is column `i + j`; the row
+/// writes column `i + j` into `acc[j − 1]`, so every loop has a constant trip count and the
+/// window stays in registers for the RSA-2048 width. Column `i + N` is zero before row `i`.
+/// Called through `simd::amm`, which has no target features, so this is never inlined: one
+/// copy per width and form, compiled the same whatever calls it (copies inlined into the
+/// exponentiation measured up to 2× slower at some widths, register allocation varying by
+/// caller; `#[inline(never)]` alone did not keep it out of line).
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+pub fn amm_ifma<S: Lanes, const N: usize>(s: S, a: &[S::V; N], b: &[S::V; N], md: &Moduli<S, N>) -> [S::V; N] {
+    let m = &md.m;
+    let zero = s.zero();
+    let mut acc = [zero; N];
+    for i in 0..N {
+        let bi = b[i];
+        // Column i: t₀ = acc₀ + lo(a₀bᵢ); u = lo(t₀·k0) makes t₀ + lo(m₀u) ≡ 0 (mod 2^52).
+        let t0 = s.madd_lo(acc[0], a[0], bi);
+        let u = s.madd_lo(zero, t0, md.k0);
+        let carry = s.shr52(s.madd_lo(t0, m[0], u));
+        // Columns i + 1 … i + N − 1: the terms that do not wait for u first.
+        for j in 1..N {
+            let t = s.madd_hi(s.madd_lo(acc[j], a[j], bi), a[j - 1], bi);
+            acc[j - 1] = s.madd_hi(s.madd_lo(t, m[j], u), m[j - 1], u);
+        }
+        // Column i + N: high halves only.
+        acc[N - 1] = s.madd_hi(s.madd_hi(zero, a[N - 1], bi), m[N - 1], u);
+        acc[0] = s.add(acc[0], carry);
+    }
+    normalise(s, &mut acc);
+    acc
+}
+
+/// `a²·R⁻¹ mod m` per lane, almost reduced: the same value class and bounds as
+/// [`amm_ifma`]`(a, a)` with about 3N² instead of 4N² multiply-adds.
+///
+/// The square first, column by column (product scanning, so each column is summed in one
+/// register and written once): column `k` is twice the cross products `a_i·a_j`, `i < j`,
+/// whose low half lands at `i + j` or high half at `i + j + 1`, plus the low or high half of
+/// `a_{k/2}²`. Then the reduction, row by row over the same sliding window as `amm_ifma`,
+/// pulling in column `i + N` as it enters. A column holds at most `2N + 2` terms `< 2^52`
+/// from the square and `2N` from the reduction: no overflow for `N ≤ 1023`.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+pub fn ams_ifma<S: Lanes, const N: usize>(s: S, a: &[S::V; N], md: &Moduli<S, N>) -> [S::V; N] {
+    let zero = s.zero();
+    let m = &md.m;
+    let mut acc = [zero; N];
+    let mut hi = [zero; N];
+    square_columns(s, a, &mut acc, &mut hi);
+    for i in 0..N {
+        let t0 = acc[0];
+        let u = s.madd_lo(zero, t0, md.k0);
+        let carry = s.shr52(s.madd_lo(t0, m[0], u));
+        for j in 1..N {
+            acc[j - 1] = s.madd_hi(s.madd_lo(acc[j], m[j], u), m[j - 1], u);
+        }
+        acc[N - 1] = s.madd_hi(hi[i], m[N - 1], u);
+        acc[0] = s.add(acc[0], carry);
+    }
+    normalise(s, &mut acc);
+    acc
+}
+
+/// Widths whose squaring products are generated straight-line code (build.rs).
+pub const GENERATED_SQUARING: [usize; 3] = [20, 30, 40];
+
+mod generated {
+    use crate::simd::Lanes;
+    include!(concat!(env!("OUT_DIR"), "/sqr_gen.rs"));
+}
+
+/// The `2N` columns of `a²`: cross products doubled, squares added. Straight-line generated
+/// code for the RSA signing widths (build.rs), a column loop for the others.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+#[inline]
+fn square_columns<S: Lanes, const N: usize>(s: S, a: &[S::V; N], lo: &mut [S::V; N], hi: &mut [S::V; N]) {
+    match N {
+        20 => return generated::sqr_20(s, a, lo, hi),
+        30 => return generated::sqr_30(s, a, lo, hi),
+        40 => return generated::sqr_40(s, a, lo, hi),
+        _ => {}
+    }
+    let zero = s.zero();
+    for k in 0..2 * N {
+        let mut c = zero;
+        // low halves: i + j = k, i < j < N
+        let mut i = if k >= N { k - N + 1 } else { 0 };
+        while 2 * i < k {
+            c = s.madd_lo(c, a[i], a[k - i]);
+            i += 1;
+        }
+        // high halves: i + j = k − 1, i < j < N
+        if k >= 1 {
+            let k1 = k - 1;
+            let mut i = if k1 >= N { k1 - N + 1 } else { 0 };
+            while 2 * i < k1 {
+                c = s.madd_hi(c, a[i], a[k1 - i]);
+                i += 1;
+            }
+        }
+        c = s.add(c, c);
+        let c = if k % 2 == 0 { s.madd_lo(c, a[k / 2], a[k / 2]) } else { s.madd_hi(c, a[k / 2], a[k / 2]) };
+        if k < N {
+            lo[k] = c;
+        } else {
+            hi[k - N] = c;
+        }
+    }
+}
+
+/// Serial carry pass: `d_i < 2^52` after; value-preserving when it fits `N` digits.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+#[inline]
+pub fn normalise<S: Lanes, const N: usize>(s: S, x: &mut [S::V; N]) {
+    let mask = s.splat(DIGIT_MASK);
+    let mut carry = s.zero();
+    for d in x.iter_mut() {
+        let t = s.add(*d, carry);
+        carry = s.shr52(t);
+        *d = s.and(t, mask);
+    }
+}
+
+/// Reads every entry of `table` and keeps, per lane, entry `idx` (lanes of `idx` are
+/// `< table.len()`; anything else gives zero digits). Constant-time: every entry is loaded,
+/// lanes are chosen by mask.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+#[inline]
+pub fn lookup<S: Lanes, const N: usize>(s: S, table: &[[S::V; N]], idx: S::V) -> [S::V; N] {
+    let mut out = [s.zero(); N];
+    for (t, e) in table.iter().enumerate() {
+        let hit = s.eq(idx, s.splat(t as u64));
+        for j in 0..N {
+            out[j] = s.select(out[j], e[j], hit);
+        }
+    }
+    out
+}
+
+/// Transposes `S::LANES` numbers of at least `N` digits each into `N` registers.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+#[inline]
+pub fn load<S: Lanes, const N: usize>(s: S, lanes: &[&[u64]]) -> [S::V; N] {
+    debug_assert_eq!(lanes.len(), S::LANES);
+    let mut out = [s.zero(); N];
+    let mut buf = [0u64; 8];
+    for (i, o) in out.iter_mut().enumerate() {
+        for (l, b) in lanes.iter().zip(buf.iter_mut()) {
+            *b = l[i];
+        }
+        *o = s.from_lanes(&buf[..S::LANES]);
+    }
+    out
+}
+
+/// Inverse of [`load`]: `S::LANES` vectors of `N` digits.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+#[inline]
+pub fn store<S: Lanes, const N: usize>(s: S, x: &[S::V; N]) -> Vec<Vec<u64>> {
+    let mut out = vec![vec![0u64; N]; S::LANES];
+    let mut buf = [0u64; 8];
+    for (i, v) in x.iter().enumerate() {
+        s.to_lanes(*v, &mut buf[..S::LANES]);
+        for (o, b) in out.iter_mut().zip(buf) {
+            o[i] = b;
+        }
+    }
+    out
+}
+
+/// `[1, 0, …, 0]` in every lane: multiplying by it leaves Montgomery form.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+#[inline]
+pub fn unit<S: Lanes, const N: usize>(s: S) -> [S::V; N] {
+    let mut u = [s.zero(); N];
+    u[0] = s.splat(1);
+    u
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use batch_core::dev::{random_modulus, rng, to_big};
+    use rand::Rng;
+
+    use crate::digits::{modulus_digits, to_digits};
+    use crate::modexp::by_width;
+    use crate::simd::{ams, amm, detect, Lanes, Y4, Z8};
+
+    use super::*;
+
+    /// `ams(a) ≡ amm(a, a) ≡ a²·R⁻¹ (mod m)` per lane, both `< 2m`, for inputs up to `2m − 1`.
+    fn check<S: Lanes, const N: usize>(s: S, bits: usize, seed: u64) {
+        let mut r = rng(seed);
+        let mods: Vec<_> = (0..S::LANES).map(|_| modulus_digits(&random_modulus(&mut r, bits), N).unwrap()).collect();
+        // a < 2m: random below m, plus m − 1 + m in lane 0 and m − 1 in lane 1
+        let avals: Vec<num_bigint::BigUint> = mods
+            .iter()
+            .enumerate()
+            .map(|(l, md)| {
+                let m = to_big(&md.limbs);
+                match l {
+                    0 => &m + &m - 1u8,
+                    1 => &m - 1u8,
+                    _ => {
+                        let x: Vec<u64> = (0..md.limbs.len()).map(|_| r.gen()).collect();
+                        to_big(&x) % &m
+                    }
+                }
+            })
+            .collect();
+        let ad: Vec<Vec<u64>> = avals.iter().map(|v| to_digits(&v.to_u64_digits(), N)).collect();
+        let a: [S::V; N] = unsafe_free_load(s, &ad);
+        let md = Moduli::<S, N> {
+            m: unsafe_free_load(s, &mods.iter().map(|m| m.m.clone()).collect::<Vec<_>>()),
+            k0: s.from_lanes(&mods.iter().map(|m| m.minv).collect::<Vec<_>>()),
+        };
+        let sq = store_lanes(s, &ams(s, &a, &md));
+        let mu = store_lanes(s, &amm(s, &a, &a, &md));
+        let rinv_bits = 52 * N;
+        for l in 0..S::LANES {
+            let m = to_big(&mods[l].limbs);
+            let r_inv = (num_bigint::BigUint::from(1u8) << rinv_bits).modinv(&m).unwrap();
+            let want = (&avals[l] * &avals[l] * &r_inv) % &m;
+            for (what, got) in [("ams", &sq[l]), ("amm", &mu[l])] {
+                let g = to_big(&batch_core::num::digits::from_digits(got, mods[l].limbs.len() + 1, 52));
+                assert!(g < &m + &m, "{what} {bits} bits lane {l}: not below 2m");
+                assert!(got.iter().all(|&d| d < 1 << 52), "{what}: digits not normalised");
+                assert_eq!(g % &m, want, "{what} {bits} bits lane {l}");
+            }
+        }
+    }
+
+    fn unsafe_free_load<S: Lanes, const N: usize>(s: S, lanes: &[Vec<u64>]) -> [S::V; N] {
+        let mut out = [s.zero(); N];
+        let mut buf = [0u64; 8];
+        for (i, o) in out.iter_mut().enumerate() {
+            for (b, l) in buf.iter_mut().zip(lanes) {
+                *b = l[i];
+            }
+            *o = s.from_lanes(&buf[..S::LANES]);
+        }
+        out
+    }
+
+    fn store_lanes<S: Lanes, const N: usize>(s: S, x: &[S::V; N]) -> Vec<Vec<u64>> {
+        let mut out = vec![vec![0u64; N]; S::LANES];
+        let mut buf = [0u64; 8];
+        for (i, v) in x.iter().enumerate() {
+            s.to_lanes(*v, &mut buf[..S::LANES]);
+            for (o, b) in out.iter_mut().zip(buf) {
+                o[i] = b;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn squaring_matches_product_and_num_bigint() {
+        let Ok(t) = detect() else {
+            eprintln!("skipped: no AVX-512 IFMA on this CPU (squaring_matches_product_and_num_bigint)");
+            return;
+        };
+        for (i, bits) in [200usize, 256, 414, 521, 1024, 1038, 1536, 2048, 3072, 3840, 4096, 7680, 15360].into_iter().enumerate() {
+            let n = crate::modexp::kernel_digits(bits);
+            by_width!(n, N => {
+                check::<Z8, N>(t.z8(), bits, 100 + i as u64);
+                check::<Y4, N>(t.y4(), bits, 200 + i as u64);
+            });
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! batch-avx512: the AVX-512 IFMA backend, eight independent operations per 512-bit register
+//! (or four per 256-bit register).
+//!
+//! Numbers are 52-bit digits in the 64-bit lanes, transposed so register `i` holds digit `i`
+//! of every lane's number (`field`); products are `vpmadd52luq`/`vpmadd52huq`, which multiply
+//! 52-bit digits and add the low or high half of the 104-bit product to a 64-bit lane. One
+//! almost-Montgomery kernel, generic over the digit count and the register form, serves RSA
+//! moduli of 1024 … 15360 bits (the layout of Intel's crypto_mb and OpenSSL's rsaz-avx512).
+//! - `modexp`: fixed-window constant-time and square-and-multiply `_vartime`
+//!   exponentiation, a group of jobs (possibly each with its own modulus) per register.
+//!
+//! Elliptic-curve operations are not on this backend yet: they return
+//! [`Error::Unavailable`], and `batchsig`'s `auto` routes them elsewhere.
+//!
+//! AVX-512F, IFMA and VL are detected once at run time (`simd::detect`); on other CPUs and
+//! targets the backend compiles, reports itself unavailable with the reason, and every call
+//! returns [`Error::Unavailable`]. `unsafe` lives in `simd` only.
+#![deny(unsafe_code)]
+
+pub mod digits;
+pub mod field;
+#[cfg(target_arch = "x86_64")]
+pub mod modexp;
+#[cfg(target_arch = "x86_64")]
+pub mod simd;
+
+use std::sync::OnceLock;
+
+use batch_core::backend::check_batch;
+use batch_core::pool::Pool;
+use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
+
+#[cfg(target_arch = "x86_64")]
+use simd::Ifma;
+
+/// Stand-in for the IFMA proof on other targets: never constructed.
+#[cfg(not(target_arch = "x86_64"))]
+#[derive(Clone, Copy, Debug)]
+enum Ifma {}
+
+/// The detection result, computed once per process.
+fn detected() -> &'static Result<Ifma, String> {
+    static D: OnceLock<Result<Ifma, String>> = OnceLock::new();
+    D.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            simd::detect()
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            Err(format!("AVX-512 IFMA is an x86-64 extension; this is {}", std::env::consts::ARCH))
+        }
+    })
+}
+
+/// Whether this CPU has what the backend needs (`Err` says what is missing).
+pub fn cpu_support() -> Result<(), String> {
+    detected().as_ref().map(|_| ()).map_err(Clone::clone)
+}
+
+/// Register form: eight lanes in `zmm`, four in `ymm`, or chosen per kernel width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lanes {
+    Eight,
+    Four,
+    /// Four lanes up to 40 digits (CRT halves of RSA-2048/3072/4096 and RSA-2048 moduli),
+    /// eight above; `examples/ifmabench.rs`, docs/PERF.md. The product kernel's lane
+    /// throughput is the same in both forms on Zen 4 (one `zmm` or two `ymm` IFMA per cycle),
+    /// but the generated squaring of those widths runs 15–28 % faster than the product in
+    /// `ymm` and slower in `zmm`.
+    ByWidth,
+}
+
+impl Lanes {
+    /// [`Lanes::ByWidth`], unless `BATCHSIG_AVX512_LANES` is `4` or `8`.
+    pub fn from_env() -> Self {
+        match std::env::var("BATCHSIG_AVX512_LANES").as_deref() {
+            Ok("4") => Lanes::Four,
+            Ok("8") => Lanes::Eight,
+            _ => Lanes::ByWidth,
+        }
+    }
+
+    /// Lanes per group for a kernel of `digits` digits.
+    pub fn count(self, digits: usize) -> usize {
+        match self {
+            Lanes::Eight => 8,
+            Lanes::Four => 4,
+            Lanes::ByWidth if digits <= 40 => 4,
+            Lanes::ByWidth => 8,
+        }
+    }
+}
+
+/// The AVX-512 IFMA backend. `Default` uses rayon's global pool (all cores) and
+/// [`Lanes::from_env`].
+#[derive(Clone)]
+pub struct Avx512Backend {
+    pool: Pool,
+    lanes: Lanes,
+}
+
+impl Default for Avx512Backend {
+    fn default() -> Self {
+        Self { pool: Pool::global(), lanes: Lanes::from_env() }
+    }
+}
+
+impl core::fmt::Debug for Avx512Backend {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Avx512Backend")
+            .field("threads", &self.threads())
+            .field("lanes", &self.lanes)
+            .field("available", &self.availability())
+            .finish()
+    }
+}
+
+impl Avx512Backend {
+    /// Uses rayon's global pool.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Uses a private pool of `threads` threads (`1` for single-core figures).
+    pub fn with_threads(threads: usize) -> Result<Self, Error> {
+        Ok(Self { pool: Pool::with_threads("batch-avx512", threads)?, lanes: Lanes::from_env() })
+    }
+
+    /// The same backend with another register form.
+    pub fn with_lanes(self, lanes: Lanes) -> Self {
+        Self { lanes, ..self }
+    }
+
+    /// Threads the batch is spread over.
+    pub fn threads(&self) -> usize {
+        self.pool.threads()
+    }
+
+    /// The register form.
+    pub fn lanes(&self) -> Lanes {
+        self.lanes
+    }
+
+    /// The IFMA proof, or the batch-level error.
+    fn token(&self) -> Result<Ifma, Error> {
+        detected().as_ref().copied().map_err(|why| Error::Unavailable(format!("avx512: {why}")))
+    }
+
+    fn ec_unavailable(&self) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+        self.token()?;
+        Err(Error::Unavailable("avx512: elliptic-curve operations are not implemented on this backend yet".into()))
+    }
+}
+
+impl Backend for Avx512Backend {
+    fn name(&self) -> &'static str {
+        "avx512"
+    }
+
+    fn description(&self) -> String {
+        let lanes = match self.lanes {
+            Lanes::Eight => "8 lanes (zmm)",
+            Lanes::Four => "4 lanes (ymm)",
+            Lanes::ByWidth => "4 lanes (ymm) to 2080 bits, 8 (zmm) above",
+        };
+        format!("CPU AVX-512 IFMA, {lanes} x 52-bit digits, vpmadd52 Montgomery, RSA only, {} thread(s)", self.threads())
+    }
+
+    fn availability(&self) -> Availability {
+        match detected() {
+            Ok(_) => Availability::Available,
+            Err(why) => Availability::Unavailable(why.clone()),
+        }
+    }
+
+    /// None yet: the IFMA curve arithmetic is still to come.
+    fn curves(&self) -> &'static [Curve] {
+        &[]
+    }
+
+    fn modexp(&self, moduli: &[&[u64]], jobs: &[ModexpJob<'_>]) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        let t = self.token()?;
+        check_batch(jobs.len(), &[])?;
+        Ok(self.pool.install(|| imp::modexp(t, self.lanes, moduli, jobs, false)))
+    }
+
+    fn modexp_vartime(
+        &self,
+        moduli: &[&[u64]],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        let t = self.token()?;
+        check_batch(jobs.len(), &[])?;
+        Ok(self.pool.install(|| imp::modexp(t, self.lanes, moduli, jobs, true)))
+    }
+
+    fn mul_base(&self, _curve: Curve, _scalars: &[EcUint]) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+        self.ec_unavailable()
+    }
+
+    fn mul_point(
+        &self,
+        _curve: Curve,
+        _points: &[AffinePoint],
+        _scalars: &[EcUint],
+    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+        self.ec_unavailable()
+    }
+
+    fn mul_double_vartime(
+        &self,
+        _curve: Curve,
+        _u1: &[EcUint],
+        _u2: &[EcUint],
+        _points: &[AffinePoint],
+    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+        self.ec_unavailable()
+    }
+}
+
+/// The operations on x86-64.
+#[cfg(target_arch = "x86_64")]
+mod imp {
+    use super::*;
+    use crate::modexp::{modexp_batch, Form};
+
+    pub fn modexp(t: Ifma, lanes: Lanes, moduli: &[&[u64]], jobs: &[ModexpJob<'_>], vartime: bool) -> Vec<JobResult<Vec<u64>>> {
+        let form = |digits: usize| match lanes.count(digits) {
+            4 => Form::Y4(t.y4()),
+            _ => Form::Z8(t.z8()),
+        };
+        modexp_batch(&form, moduli, jobs, vartime)
+    }
+}
+
+/// Elsewhere there is no proof to call them with: the token is uninhabited.
+#[cfg(not(target_arch = "x86_64"))]
+mod imp {
+    use super::*;
+
+    pub fn modexp(t: Ifma, _: Lanes, _: &[&[u64]], _: &[ModexpJob<'_>], _: bool) -> Vec<JobResult<Vec<u64>>> {
+        match t {}
+    }
+}

@@ -1,0 +1,252 @@
+//! The only place with `unsafe`: run-time AVX-512 IFMA detection, the lane types whose
+//! methods wrap the intrinsics, and the calls into the `#[target_feature]` kernels.
+//!
+//! [`Ifma`] is a zero-sized proof that the CPU has AVX-512F, AVX-512 IFMA and AVX-512VL:
+//! [`detect`] is its only constructor. The lane types [`Z8`] (eight 64-bit lanes in a `zmm`
+//! register) and [`Y4`] (four in a `ymm`, the form OpenSSL uses to avoid frequency drops on
+//! some Intel parts) are proofs too — only an [`Ifma`] hands them out — so a [`Lanes`] method,
+//! which takes its proof as `self`, can only run on a CPU that has the instructions. The
+//! methods are `#[inline(always)]` and are meant to be called from the kernels in `field`
+//! and `modexp`, which are `#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]`
+//! functions: inlined there, each becomes one instruction.
+#![allow(unsafe_code)]
+
+use core::arch::x86_64::*;
+
+/// Proof that AVX-512F, AVX-512 IFMA and AVX-512VL are available on this CPU.
+#[derive(Clone, Copy, Debug)]
+pub struct Ifma(());
+
+/// Eight lanes in a 512-bit register (proof type, see the module header).
+#[derive(Clone, Copy, Debug)]
+pub struct Z8(());
+
+/// Four lanes in a 256-bit register (proof type, see the module header).
+#[derive(Clone, Copy, Debug)]
+pub struct Y4(());
+
+impl Ifma {
+    pub fn z8(self) -> Z8 {
+        Z8(())
+    }
+    pub fn y4(self) -> Y4 {
+        Y4(())
+    }
+}
+
+/// `Ok` if this CPU has AVX-512F + IFMA + VL (and the `force-fallback` feature is off).
+pub fn detect() -> Result<Ifma, String> {
+    if cfg!(feature = "force-fallback") {
+        return Err("disabled by the `force-fallback` feature".into());
+    }
+    let has = |f: &str| match f {
+        "avx512f" => std::arch::is_x86_feature_detected!("avx512f"),
+        "avx512ifma" => std::arch::is_x86_feature_detected!("avx512ifma"),
+        "avx512vl" => std::arch::is_x86_feature_detected!("avx512vl"),
+        _ => false,
+    };
+    let missing: Vec<&str> = ["avx512f", "avx512ifma", "avx512vl"].into_iter().filter(|f| !has(f)).collect();
+    if missing.is_empty() {
+        Ok(Ifma(()))
+    } else {
+        Err(format!("no AVX-512 IFMA on this CPU (missing {})", missing.join(", ")))
+    }
+}
+
+/// One register of independent 64-bit lanes and the operations the kernels use. Lane values
+/// never choose a branch or an address: selections go through lane masks.
+pub trait Lanes: Copy + Send + Sync + core::fmt::Debug + 'static {
+    /// The register.
+    type V: Copy + core::fmt::Debug;
+    /// A per-lane mask (`__mmask8`).
+    type M: Copy;
+    /// Lanes per register.
+    const LANES: usize;
+    /// Short name for descriptions (`zmm`, `ymm`).
+    const NAME: &'static str;
+
+    fn zero(self) -> Self::V;
+    fn splat(self, x: u64) -> Self::V;
+    /// Lane `l` from `x[l]`; `x.len() == LANES`.
+    fn from_lanes(self, x: &[u64]) -> Self::V;
+    /// Writes lane `l` to `out[l]`; `out.len() == LANES`.
+    fn to_lanes(self, v: Self::V, out: &mut [u64]);
+    fn add(self, a: Self::V, b: Self::V) -> Self::V;
+    fn and(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `a >> 52` per lane.
+    fn shr52(self, a: Self::V) -> Self::V;
+    /// `acc + lo52(a[51:0]·b[51:0])` per lane (`vpmadd52luq`).
+    fn madd_lo(self, acc: Self::V, a: Self::V, b: Self::V) -> Self::V;
+    /// `acc + hi52(a[51:0]·b[51:0])` per lane (`vpmadd52huq`).
+    fn madd_hi(self, acc: Self::V, a: Self::V, b: Self::V) -> Self::V;
+    /// Lanes where `a == b`.
+    fn eq(self, a: Self::V, b: Self::V) -> Self::M;
+    /// `b` in the lanes of `m`, `a` elsewhere.
+    fn select(self, a: Self::V, b: Self::V, m: Self::M) -> Self::V;
+}
+
+// SAFETY (every `unsafe` block below): `self` is a `Z8`/`Y4`, which only `Ifma` — built by
+// `detect` after seeing AVX-512F, IFMA and VL — hands out, so the instructions exist; slices
+// are length-checked before the unaligned loads and stores.
+impl Lanes for Z8 {
+    type V = __m512i;
+    type M = __mmask8;
+    const LANES: usize = 8;
+    const NAME: &'static str = "zmm";
+
+    #[inline(always)]
+    fn zero(self) -> __m512i {
+        unsafe { _mm512_setzero_si512() }
+    }
+    #[inline(always)]
+    fn splat(self, x: u64) -> __m512i {
+        unsafe { _mm512_set1_epi64(x as i64) }
+    }
+    #[inline(always)]
+    fn from_lanes(self, x: &[u64]) -> __m512i {
+        assert_eq!(x.len(), 8);
+        unsafe { _mm512_loadu_si512(x.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn to_lanes(self, v: __m512i, out: &mut [u64]) {
+        assert_eq!(out.len(), 8);
+        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), v) }
+    }
+    #[inline(always)]
+    fn add(self, a: __m512i, b: __m512i) -> __m512i {
+        unsafe { _mm512_add_epi64(a, b) }
+    }
+    #[inline(always)]
+    fn and(self, a: __m512i, b: __m512i) -> __m512i {
+        unsafe { _mm512_and_si512(a, b) }
+    }
+    #[inline(always)]
+    fn shr52(self, a: __m512i) -> __m512i {
+        unsafe { _mm512_srli_epi64::<52>(a) }
+    }
+    #[inline(always)]
+    fn madd_lo(self, acc: __m512i, a: __m512i, b: __m512i) -> __m512i {
+        unsafe { _mm512_madd52lo_epu64(acc, a, b) }
+    }
+    #[inline(always)]
+    fn madd_hi(self, acc: __m512i, a: __m512i, b: __m512i) -> __m512i {
+        unsafe { _mm512_madd52hi_epu64(acc, a, b) }
+    }
+    #[inline(always)]
+    fn eq(self, a: __m512i, b: __m512i) -> __mmask8 {
+        unsafe { _mm512_cmpeq_epi64_mask(a, b) }
+    }
+    #[inline(always)]
+    fn select(self, a: __m512i, b: __m512i, m: __mmask8) -> __m512i {
+        unsafe { _mm512_mask_mov_epi64(a, m, b) }
+    }
+}
+
+impl Lanes for Y4 {
+    type V = __m256i;
+    type M = __mmask8;
+    const LANES: usize = 4;
+    const NAME: &'static str = "ymm";
+
+    #[inline(always)]
+    fn zero(self) -> __m256i {
+        unsafe { _mm256_setzero_si256() }
+    }
+    #[inline(always)]
+    fn splat(self, x: u64) -> __m256i {
+        unsafe { _mm256_set1_epi64x(x as i64) }
+    }
+    #[inline(always)]
+    fn from_lanes(self, x: &[u64]) -> __m256i {
+        assert_eq!(x.len(), 4);
+        unsafe { _mm256_loadu_si256(x.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn to_lanes(self, v: __m256i, out: &mut [u64]) {
+        assert_eq!(out.len(), 4);
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), v) }
+    }
+    #[inline(always)]
+    fn add(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_add_epi64(a, b) }
+    }
+    #[inline(always)]
+    fn and(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_and_si256(a, b) }
+    }
+    #[inline(always)]
+    fn shr52(self, a: __m256i) -> __m256i {
+        unsafe { _mm256_srli_epi64::<52>(a) }
+    }
+    #[inline(always)]
+    fn madd_lo(self, acc: __m256i, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_madd52lo_epu64(acc, a, b) }
+    }
+    #[inline(always)]
+    fn madd_hi(self, acc: __m256i, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_madd52hi_epu64(acc, a, b) }
+    }
+    #[inline(always)]
+    fn eq(self, a: __m256i, b: __m256i) -> __mmask8 {
+        unsafe { _mm256_cmpeq_epi64_mask(a, b) }
+    }
+    #[inline(always)]
+    fn select(self, a: __m256i, b: __m256i, m: __mmask8) -> __m256i {
+        unsafe { _mm256_mask_mov_epi64(a, m, b) }
+    }
+}
+
+/// [`crate::modexp::modexp_group_ifma`] behind the proof.
+pub fn modexp_group<S: Lanes, const N: usize>(
+    s: S,
+    mods: &[&batch_core::num::digits::ModulusDigits],
+    bases: &[&[u64]],
+    exps: &[&[u64]],
+    vartime: bool,
+) -> Vec<Vec<u64>> {
+    // SAFETY: an `S` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
+    unsafe { crate::modexp::modexp_group_ifma::<S, N>(s, mods, bases, exps, vartime) }
+}
+
+/// [`crate::field::amm_ifma`] behind the proof. This wrapper has no target features, so the
+/// kernel cannot be inlined into it: every caller runs the one standalone copy.
+#[inline(never)]
+pub fn amm<S: Lanes, const N: usize>(s: S, a: &[S::V; N], b: &[S::V; N], m: &crate::field::Moduli<S, N>) -> [S::V; N] {
+    // SAFETY: as above.
+    unsafe { crate::field::amm_ifma::<S, N>(s, a, b, m) }
+}
+
+/// [`crate::field::ams_ifma`] behind the proof, out of line like [`amm`].
+#[inline(never)]
+pub fn ams<S: Lanes, const N: usize>(s: S, a: &[S::V; N], m: &crate::field::Moduli<S, N>) -> [S::V; N] {
+    // SAFETY: an `S` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
+    unsafe { crate::field::ams_ifma::<S, N>(s, a, m) }
+}
+
+/// Seconds for `reps` chained products at width `n` in each form (`zmm`, `ymm`): the kernel
+/// measurement of `examples/ifmabench.rs`. Inputs are arbitrary normalised digits.
+/// Then the same for squarings ([`ams`]): `(mul zmm, mul ymm, sqr zmm, sqr ymm)`.
+pub fn kernel_bench(n: usize, reps: usize) -> (f64, f64, f64, f64) {
+    fn run<S: Lanes, const N: usize, const SQR: bool>(s: S, reps: usize) -> f64 {
+        let digits: Vec<u64> = (0..N as u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 12) | 1).collect();
+        let lanes = vec![digits.as_slice(); S::LANES];
+        // SAFETY: an `S` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
+        let (x, m) = unsafe { (crate::field::load::<S, N>(s, &lanes), crate::field::load::<S, N>(s, &lanes)) };
+        let md = crate::field::Moduli::<S, N> { m, k0: s.splat(0x3_0000_0001) };
+        let mut x = x;
+        let t = std::time::Instant::now();
+        for _ in 0..reps {
+            x = if SQR { ams(s, &x, &md) } else { amm(s, &x, &x, &md) };
+        }
+        let el = t.elapsed().as_secs_f64();
+        core::hint::black_box(x);
+        el
+    }
+    let t = detect().expect("kernel_bench needs IFMA");
+    crate::modexp::by_width!(n, N => (
+        run::<Z8, N, false>(t.z8(), reps),
+        run::<Y4, N, false>(t.y4(), reps),
+        run::<Z8, N, true>(t.z8(), reps),
+        run::<Y4, N, true>(t.y4(), reps)
+    ))
+}

@@ -1,0 +1,210 @@
+//! Numbers in `b`-bit digits: the representation of the SIMD backends (AVX2: `b = 28`,
+//! IFMA: `b = 52`), with the per-modulus constants their Montgomery kernels need.
+//!
+//! Representation: a number is `n` digits `d_i` with value `Σ d_i·2^(b·i)`; "normalised"
+//! means every `d_i < 2^b`. [`from_digits`] accepts any digits below `2^(128 − 64)`
+//! (unnormalised lazy-carry digits included) and carries exactly. Limbs are the seam's
+//! little-endian `u64`s.
+//!
+//! Everything here is constant-time in the values (lengths and `b` are public) except
+//! functions ending in `_vartime`.
+
+use crate::num::{bits_vartime, mask_from_bit, sbb, window, DynMonty};
+
+/// `2^bits − 1`.
+pub const fn digit_mask(bits: usize) -> u64 {
+    (1 << bits) - 1
+}
+
+/// Digits of `bits` bits needed so that `R = 2^(digit_bits·N)` is above `4·m` for a
+/// `modulus_bits`-bit modulus (the almost-Montgomery bound).
+pub const fn digits_for_bits(modulus_bits: usize, digit_bits: usize) -> usize {
+    (modulus_bits + 2).div_ceil(digit_bits)
+}
+
+/// The `n` normalised `bits`-bit digits of `x`; `x` must be below `2^(bits·n)`.
+pub fn to_digits(x: &[u64], n: usize, bits: usize) -> Vec<u64> {
+    debug_assert!(bits_vartime(x) <= bits * n, "value wider than {n} digits");
+    (0..n).map(|i| window(x, bits * i, bits)).collect()
+}
+
+/// `limbs` little-endian limbs of `Σ d_i·2^(bits·i)` for digits below `2^64`; bits above
+/// `64·limbs` are dropped.
+pub fn from_digits(d: &[u64], limbs: usize, bits: usize) -> Vec<u64> {
+    let mut out = vec![0u64; limbs];
+    // `acc` holds the bits from `64·w` up: below 2^64 between digits, so adding a digit
+    // `< 2^64` at `acc_bits < 64` stays below 2^128.
+    let mut acc: u128 = 0;
+    let mut acc_bits = 0usize;
+    let mut w = 0usize;
+    for &di in d {
+        acc += (di as u128) << acc_bits;
+        acc_bits += bits;
+        while acc_bits >= 64 {
+            if w < limbs {
+                out[w] = acc as u64;
+            }
+            w += 1;
+            acc >>= 64;
+            acc_bits -= 64;
+        }
+    }
+    while w < limbs {
+        out[w] = acc as u64;
+        acc >>= 64;
+        w += 1;
+    }
+    out
+}
+
+/// `x − m` where `x ≥ m`, else `x` (same lengths). Constant-time.
+pub fn sub_if_ge(x: &mut [u64], m: &[u64]) {
+    debug_assert_eq!(x.len(), m.len());
+    let mut diff = vec![0u64; x.len()];
+    let mut borrow = 0;
+    for i in 0..x.len() {
+        let (d, b) = sbb(x[i], m[i], borrow);
+        diff[i] = d;
+        borrow = b;
+    }
+    let keep = mask_from_bit(borrow); // all-ones where x < m
+    for i in 0..x.len() {
+        x[i] = (x[i] & keep) | (diff[i] & !keep);
+    }
+}
+
+/// `−m⁻¹ mod 2^bits` for odd `m0` (the low limb of `m`).
+pub fn neg_inv_digit(m0: u64, bits: usize) -> u64 {
+    // Newton: each step doubles the correct low bits (m0·m0 ≡ 1 mod 8 to start).
+    let mut inv = m0;
+    for _ in 0..5 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(m0.wrapping_mul(inv)));
+    }
+    debug_assert_eq!(m0.wrapping_mul(inv), 1);
+    inv.wrapping_neg() & digit_mask(bits)
+}
+
+/// `x·2^shift mod m`, canonical (`m.limbs()` limbs).
+pub fn shl_mod(m: &DynMonty, x: &[u64], shift: usize) -> Vec<u64> {
+    let words = shift / 64;
+    let bits = shift % 64;
+    let mut v = vec![0u64; words + x.len() + 1];
+    for (i, &xi) in x.iter().enumerate() {
+        v[words + i] |= xi << bits;
+        if bits != 0 {
+            v[words + i + 1] |= xi >> (64 - bits);
+        }
+    }
+    m.reduce(&v)
+}
+
+/// Everything a digit-vector Montgomery kernel needs about one modulus, in normalised digits.
+#[derive(Clone, Debug)]
+pub struct ModulusDigits {
+    /// Bits per digit `b`.
+    pub digit_bits: usize,
+    /// The modulus, canonical limbs.
+    pub limbs: Vec<u64>,
+    /// Digit count `N` of the kernel (`2^(b·N) > 4m`).
+    pub n: usize,
+    /// `m` in digits.
+    pub m: Vec<u64>,
+    /// `−m⁻¹ mod 2^b`.
+    pub minv: u64,
+    /// `R mod m`, `R = 2^(b·N)`: one in Montgomery form.
+    pub one: Vec<u64>,
+    /// `R² mod m`: multiplying by it enters Montgomery form.
+    pub r2: Vec<u64>,
+    /// Scalar arithmetic on the same modulus (reductions of constants, scalar tails).
+    pub dyn_monty: DynMonty,
+}
+
+impl ModulusDigits {
+    /// Prepares an odd modulus `> 1` (already validated) for an `n`-digit kernel of
+    /// `digit_bits`-bit digits.
+    pub fn new(m: &[u64], n: usize, digit_bits: usize) -> Result<Self, crate::Error> {
+        let dm = DynMonty::new(m)?;
+        let limbs = dm.modulus();
+        debug_assert!(digits_for_bits(bits_vartime(&limbs), digit_bits) <= n);
+        let one = shl_mod(&dm, &[1], digit_bits * n);
+        let r2 = shl_mod(&dm, &[1], 2 * digit_bits * n);
+        Ok(Self {
+            digit_bits,
+            m: to_digits(&limbs, n, digit_bits),
+            minv: neg_inv_digit(limbs[0], digit_bits),
+            one: to_digits(&one, n, digit_bits),
+            r2: to_digits(&r2, n, digit_bits),
+            n,
+            limbs,
+            dyn_monty: dm,
+        })
+    }
+
+    /// `x·R mod m` in digits (constants only: scalar and slow).
+    pub fn to_monty_digits(&self, x: &[u64]) -> Vec<u64> {
+        to_digits(&shl_mod(&self.dyn_monty, x, self.digit_bits * self.n), self.n, self.digit_bits)
+    }
+
+    /// Canonical limbs of a value `< 2m` given in digits: subtracts `m` once if needed.
+    pub fn canonical(&self, d: &[u64]) -> Vec<u64> {
+        let mut x = from_digits(d, self.limbs.len() + 1, self.digit_bits);
+        let mut m = self.limbs.clone();
+        m.push(0);
+        sub_if_ge(&mut x, &m);
+        x.truncate(self.limbs.len());
+        x
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::Rng;
+
+    #[test]
+    fn digits_round_trip() {
+        let mut rng = rand::thread_rng();
+        for bits in [28usize, 52] {
+            for limbs in [1usize, 4, 9, 16] {
+                let x: Vec<u64> = (0..limbs).map(|_| rng.gen()).collect();
+                let n = (64 * limbs).div_ceil(bits);
+                let d = to_digits(&x, n, bits);
+                assert!(d.iter().all(|&v| v <= digit_mask(bits)));
+                assert_eq!(from_digits(&d, limbs, bits), x);
+                // non-normalised digits carry exactly: move 2^bits from digit 1 into digit 0
+                if d[1] > 0 {
+                    let mut e = d.clone();
+                    e[1] -= 1;
+                    e[0] += 1 << bits;
+                    assert_eq!(from_digits(&e, limbs, bits), x);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn neg_inv_and_sub() {
+        for bits in [28usize, 52] {
+            for m0 in [1u64, 3, 0xffff_ffff_ffff_ffff, 0x1234_5678_9abc_def1] {
+                assert_eq!(m0.wrapping_mul(neg_inv_digit(m0, bits)).wrapping_add(1) & digit_mask(bits), 0);
+            }
+        }
+        let mut x = vec![5u64, 1];
+        sub_if_ge(&mut x, &[6, 0]);
+        assert_eq!(x, vec![u64::MAX, 0]);
+        let mut y = vec![5u64, 0];
+        sub_if_ge(&mut y, &[6, 0]);
+        assert_eq!(y, vec![5, 0]);
+    }
+
+    #[test]
+    fn modulus_constants() {
+        // m = 2^127 − 1 (odd); R = 2^(52·3)
+        let m = [u64::MAX, u64::MAX >> 1];
+        let md = ModulusDigits::new(&m, 3, 52).unwrap();
+        let dm = DynMonty::new(&m).unwrap();
+        assert_eq!(from_digits(&md.one, 2, 52), shl_mod(&dm, &[1], 156));
+        assert_eq!(md.canonical(&md.m), vec![0, 0]);
+        assert_eq!((m[0].wrapping_mul(md.minv).wrapping_add(1)) & digit_mask(52), 0);
+    }
+}
