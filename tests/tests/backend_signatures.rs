@@ -1,4 +1,5 @@
-//! Signatures made through batchsig on the AVX2 and wgpu backends are byte-for-byte the
+//! Signatures made through batchsig on the AVX2, AVX-512 IFMA (RSA only so far) and wgpu
+//! backends are byte-for-byte the
 //! scalar backend's — RSA PKCS#1 v1.5 and PSS (same seeded RNG, so the same blinding and
 //! salts), deterministic ECDSA on every curve — verify on both backends, and the ones they
 //! make verify with the `openssl` command line. Without AVX2 or a GPU adapter the tests skip
@@ -34,6 +35,23 @@ fn wgpu(what: &str) -> Option<Arc<dyn Backend>> {
     backend_or_skip("wgpu", what, "BATCHSIG_REQUIRE_GPU")
 }
 
+/// The IFMA backend, or one explicit `skipped: no AVX-512 IFMA on this CPU` line (a failure
+/// with `BATCHSIG_REQUIRE_AVX512` set). Not a failure under plain `CI=true`: CI machines
+/// without IFMA cannot run it; on one with IFMA it always runs.
+fn avx512(what: &str) -> Option<Arc<dyn Backend>> {
+    let b = backend::by_name("avx512").expect("batchsig registers the avx512 backend");
+    match b.availability() {
+        batchsig::Availability::Available => Some(b),
+        batchsig::Availability::Unavailable(why) => {
+            if std::env::var("BATCHSIG_REQUIRE_AVX512").is_ok() {
+                panic!("{what}: avx512 backend unavailable ({why}); required because BATCHSIG_REQUIRE_AVX512 is set");
+            }
+            eprintln!("skipped: no AVX-512 IFMA on this CPU ({what}: {why})");
+            None
+        }
+    }
+}
+
 fn scalar() -> Arc<dyn Backend> {
     backend::by_name("scalar").unwrap()
 }
@@ -52,6 +70,18 @@ fn avx2_rsa_signatures_match_scalar_byte_for_byte() {
 fn wgpu_rsa_signatures_match_scalar_byte_for_byte() {
     let Some(b) = wgpu("wgpu_rsa_signatures_match_scalar_byte_for_byte") else { return };
     rsa_signatures_match_scalar(&b, &[2048, 3072]);
+}
+
+#[test]
+fn avx512_rsa_signatures_match_scalar_byte_for_byte() {
+    let Some(b) = avx512("avx512_rsa_signatures_match_scalar_byte_for_byte") else { return };
+    rsa_signatures_match_scalar(&b, &[2048, 3072, 4096]);
+}
+
+#[test]
+fn avx512_signatures_verify_with_openssl() {
+    let Some(b) = avx512("avx512_signatures_verify_with_openssl") else { return };
+    signatures_verify_with_openssl(&b, "avx512_signatures_verify_with_openssl");
 }
 
 #[test]
@@ -83,7 +113,8 @@ fn rsa_signatures_match_scalar(candidate: &Arc<dyn Backend>, sizes: &[usize]) {
     for &bits in sizes {
         let key = test_keys::rsa(bits);
         for scheme in [RsaScheme::pkcs1v15(HashAlg::Sha256), RsaScheme::pss(HashAlg::Sha384)] {
-            // 9 jobs: two full groups of four and a padded one
+            // 9 jobs: two full groups of four and a padded one (18 CRT halves: two groups of
+            // eight and a tail on 8 lanes)
             let d = digests(scheme.hash, 9);
             let jobs: Vec<RsaSignJob<'_>> = d.iter().map(|d| RsaSignJob { key: &key, digest: d }).collect();
             let sign = |b: &dyn Backend| {
@@ -163,7 +194,18 @@ fn signatures_verify_with_openssl(candidate: &Arc<dyn Backend>, what: &str) {
     let sig = key.sign_batch(&**candidate, RsaScheme::pss(HashAlg::Sha256), &[msg]).unwrap().remove(0).unwrap();
     let pss = ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest"];
     verify(&pubfile, &sig, "-sha256", &pss, "RSA-2048 PSS");
-    for curve in Curve::ALL {
+    // A batch of PSS signatures under a 3072-bit key, each checked by OpenSSL.
+    let key3 = test_keys::rsa(3072);
+    let pub3 = write("rsa3.pem", key3.public_key().to_public_key_pem().unwrap().as_bytes());
+    let msgs: Vec<Vec<u8>> = (0..5).map(|i| format!("batchsig interop message {i}").into_bytes()).collect();
+    let mrefs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
+    for (i, sig) in key3.sign_batch(&**candidate, RsaScheme::pss(HashAlg::Sha256), &mrefs).unwrap().into_iter().enumerate() {
+        std::fs::write(&m, &msgs[i]).unwrap();
+        verify(&pub3, &sig.unwrap(), "-sha256", &pss, "RSA-3072 PSS batch");
+    }
+    std::fs::write(&m, msg).unwrap();
+    // Curves the backend implements (all, except on avx512 so far).
+    for &curve in candidate.curves() {
         let key = test_keys::ecdsa(curve);
         let pubfile = write("ec.pem", key.public_key().to_public_key_pem().unwrap().as_bytes());
         let sig = key.sign_batch(&**candidate, &[msg]).unwrap().remove(0).unwrap();

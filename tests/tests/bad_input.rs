@@ -106,6 +106,8 @@ fn ecdsa_bad_keys_are_rejected() {
 struct Faulty {
     inner: ScalarBackend,
     corrupt: usize,
+    /// Also corrupt this `modexp_vartime` result.
+    corrupt_check: Option<usize>,
 }
 
 impl Backend for Faulty {
@@ -126,7 +128,11 @@ impl Backend for Faulty {
         Ok(r)
     }
     fn modexp_vartime(&self, m: &[&[u64]], jobs: &[ModexpJob<'_>]) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
-        self.inner.modexp_vartime(m, jobs)
+        let mut r = self.inner.modexp_vartime(m, jobs)?;
+        if let Some(Ok(v)) = self.corrupt_check.and_then(|i| r.get_mut(i)) {
+            v[0] ^= 1;
+        }
+        Ok(r)
     }
     fn mul_base(&self, c: Curve, k: &[EcUint]) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         let mut r = self.inner.mul_base(c, k)?;
@@ -151,7 +157,7 @@ impl Backend for Faulty {
 
 #[test]
 fn injected_faults_are_caught_not_returned() {
-    let faulty = Faulty { inner: ScalarBackend::new(), corrupt: 2 };
+    let faulty = Faulty { inner: ScalarBackend::new(), corrupt: 2, corrupt_check: None };
     // modexp job 2 is the p-half of signature 1.
     let key = test_keys::rsa(2048);
     let res = key.sign_batch(&faulty, RsaScheme::pkcs1v15(HashAlg::Sha256), &[b"a", b"b", b"c"]).unwrap();
@@ -164,6 +170,24 @@ fn injected_faults_are_caught_not_returned() {
     let ok: Vec<EcdsaSignature> = [0, 1, 3].iter().map(|&i| res[i].clone().unwrap()).collect();
     let v = ec.public_key().verify_batch(&backend(), &[b"a", b"b", b"d"], &ok).unwrap();
     assert!(v.iter().all(Result::is_ok));
+}
+
+/// The check `sᵉ ≡ m` does not run on the signing backend: one whose `modexp_vartime`
+/// lies cannot confirm (or spoil) its own signatures; a wrong CRT half is still caught.
+#[test]
+fn the_pre_release_check_does_not_trust_the_signing_backend() {
+    let key = test_keys::rsa(2048);
+    let scheme = RsaScheme::pkcs1v15(HashAlg::Sha256);
+    let msgs: [&[u8]; 4] = [b"a", b"b", b"c", b"d"];
+    let good = key.sign_batch(&backend(), scheme, &msgs).unwrap();
+    let lying_check = Faulty { inner: ScalarBackend::new(), corrupt: usize::MAX, corrupt_check: Some(2) };
+    assert_eq!(key.sign_batch(&lying_check, scheme, &msgs).unwrap(), good);
+    let both = Faulty { inner: ScalarBackend::new(), corrupt: 4, corrupt_check: Some(2) };
+    let res = key.sign_batch(&both, scheme, &msgs).unwrap();
+    for i in [0, 1, 3] {
+        assert_eq!(res[i], good[i], "job {i}");
+    }
+    assert!(matches!(res[2], Err(Error::FaultDetected(_))), "{:?}", res[2]);
 }
 
 #[test]

@@ -7,8 +7,8 @@
 //! different moduli, bases and exponents. Groups run in parallel on the current rayon pool.
 //!
 //! Tails: a group that is not full is padded with copies of its last job (their lanes are
-//! dropped) unless it has at most [`SCALAR_TAIL_MAX`] jobs, which run on the scalar kernel
-//! (`batch-core`'s `DynMonty`) instead — see that constant for the measurement.
+//! dropped) unless it has at most [`scalar_tail_max`] jobs, which run on the scalar kernel
+//! (`batch-core`'s `DynMonty`) instead — see there for the measurement.
 //!
 //! Constant-time jobs use a fixed window over every bit of the (zero-padded) exponent limbs;
 //! the lookup reads every table entry and keeps one per lane by mask. `_vartime` jobs
@@ -30,8 +30,16 @@ use crate::simd::{amm, ams};
 use crate::simd::{Lanes, Y4, Z8};
 
 /// A group of at most this many jobs (the tail of a bucket) runs on the scalar kernel
-/// instead of a padded SIMD group.
-pub const SCALAR_TAIL_MAX: usize = 2;
+/// instead of a padded SIMD group. Measured on Zen 4 (`examples/ifmabench.rs`, one thread):
+/// a lane costs about a sixth of a scalar exponentiation in either form, so a 4-lane group
+/// (≈ 0.65 scalar jobs) beats scalar even for one job, and an 8-lane group (≈ 1.3) from two.
+pub fn scalar_tail_max(lanes: usize) -> usize {
+    if lanes <= 4 {
+        0
+    } else {
+        1
+    }
+}
 
 /// Kernel widths in digits: the curve fields (5, 8, 11), CRT halves of RSA-2048 … 15360
 /// (20, 30, 40, 74, 148), full moduli of RSA-2048 … 15360 for verification (40, 60, 80,
@@ -93,8 +101,9 @@ pub fn modexp_batch(
     let mut groups: Vec<(usize, &[usize])> = Vec::new();
     let mut tail: Vec<usize> = Vec::new();
     for (&(n, _), idx) in &buckets {
-        for g in idx.chunks(form(n).lanes()) {
-            if g.len() > SCALAR_TAIL_MAX {
+        let lanes = form(n).lanes();
+        for g in idx.chunks(lanes) {
+            if g.len() > scalar_tail_max(lanes) {
                 groups.push((n, g));
             } else {
                 tail.extend_from_slice(g);

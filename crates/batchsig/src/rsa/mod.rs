@@ -4,9 +4,10 @@
 //! blinding pair `(A, Aᵢ) = (rᵉ, r⁻¹)`; the backend computes `c^dp mod p` and `c^dq mod q` for
 //! the whole batch; recombine (Garner) → `s' = c^d`; unblind `s = s'·Aᵢ mod n`; **verify
 //! `sᵉ ≡ m (mod n)`** before release (a faulty CRT signature reveals the key, and a backend bug
-//! is a fault). The check runs as one `modexp_vartime` batch on the same backend: it never
-//! sees `m`, so no backend fault can make a wrong `s` pass, and on a SIMD backend it costs a
-//! fraction of the host exponentiation it replaced.
+//! is a fault). The check runs as one `modexp_vartime` batch on [`checker`], the fastest
+//! CPU backend here, not on the signing backend: a faulty GPU (a stale buffer, say) cannot
+//! confirm its own fault. The CPU backends are stateless functions that never see `m`, so a
+//! wrong `s` cannot pass even when the checker is the backend that signed.
 //!
 //! Blinding pairs, as OpenSSL's `BN_BLINDING`: each run of [`BLINDING_CHAIN`] jobs of one key
 //! starts from a fresh random `r` (`rᵉ` and, for every run of the batch at once, `r⁻¹` by one
@@ -150,6 +151,25 @@ fn group_keys<'a, K>(keys: impl Iterator<Item = &'a K>) -> (Vec<&'a K>, Vec<usiz
         index.push(i);
     }
     (distinct, index)
+}
+
+/// The backend that checks signatures before release: the fastest CPU modular
+/// exponentiation available here (AVX-512 IFMA, else AVX2, else scalar), on the caller's
+/// rayon pool.
+pub fn checker() -> &'static dyn Backend {
+    static C: std::sync::OnceLock<Box<dyn Backend>> = std::sync::OnceLock::new();
+    C.get_or_init(|| {
+        let ifma = batch_avx512::Avx512Backend::new();
+        let avx2 = batch_avx2::Avx2Backend::new();
+        if ifma.availability().is_available() {
+            Box::new(ifma)
+        } else if avx2.availability().is_available() {
+            Box::new(avx2)
+        } else {
+            Box::new(batch_scalar::ScalarBackend::new())
+        }
+    })
+    .as_ref()
 }
 
 /// Jobs of one key per blinding run (a fresh `r` each run); OpenSSL's `BN_BLINDING` also
@@ -308,8 +328,8 @@ pub fn sign_batch(
         })
         .collect();
 
-    // Verify sᵉ ≡ m before release: one variable-time batch (s, e and n are public once s is
-    // released; a faulty s is never released).
+    // Verify sᵉ ≡ m before release: one variable-time batch on the CPU checker (s, e and n
+    // are public once s is released; a faulty s is never released).
     let n_moduli: Vec<&[u64]> = keys.iter().map(|k| k.public.n.as_slice()).collect();
     let mut vjobs = Vec::with_capacity(jobs.len());
     let mut vslot = vec![usize::MAX; jobs.len()];
@@ -319,7 +339,7 @@ pub fn sign_batch(
             vjobs.push(ModexpJob { base: s, exponent: &jobs[i].key.public.e, modulus: key_of[i] });
         }
     }
-    let checks = if vjobs.is_empty() { Vec::new() } else { backend.modexp_vartime(&n_moduli, &vjobs)? };
+    let checks = if vjobs.is_empty() { Vec::new() } else { checker().modexp_vartime(&n_moduli, &vjobs)? };
     if checks.len() != vjobs.len() {
         return Err(Error::Backend(format!("modexp_vartime returned {} results for {} jobs", checks.len(), vjobs.len())));
     }
