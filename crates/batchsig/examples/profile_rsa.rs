@@ -1,0 +1,29 @@
+//! A fixed RSA signing workload for profilers (`perf record`, `valgrind --tool=callgrind`):
+//! `cargo run --release -p batchsig --example profile_rsa -- [bits] [batch] [rounds] [backend]`
+//! (backend: `avx512`, `avx2` or `scalar`; one thread; PKCS#1 v1.5, SHA-256).
+use batchsig::rsa::RsaScheme;
+use batchsig::{test_keys, Backend, HashAlg};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let bits: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(2048);
+    let batch: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1024);
+    let rounds: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(5);
+    let backend: Box<dyn Backend> = match args.get(4).map(String::as_str) {
+        Some("scalar") => Box::new(batch_scalar::ScalarBackend::with_threads(1).expect("pool")),
+        Some("avx2") => Box::new(batch_avx2::Avx2Backend::with_threads(1).expect("pool")),
+        _ => Box::new(batch_avx512::Avx512Backend::with_threads(1).expect("pool")),
+    };
+    let key = test_keys::rsa(bits);
+    let msgs: Vec<Vec<u8>> = (0..batch).map(|i| format!("message {i}").into_bytes()).collect();
+    let refs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
+    // Everything (the scheme's own parallel steps too) on one thread.
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
+    let mut ok = 0;
+    let t = std::time::Instant::now();
+    for _ in 0..rounds {
+        let sigs = pool.install(|| key.sign_batch(&*backend, RsaScheme::pkcs1v15(HashAlg::Sha256), &refs)).expect("batch");
+        ok += sigs.iter().filter(|r| r.is_ok()).count();
+    }
+    println!("RSA-{bits} on {}: {ok} signatures, {:.0}/s", backend.name(), ok as f64 / t.elapsed().as_secs_f64());
+}
