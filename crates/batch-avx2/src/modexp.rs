@@ -2,9 +2,10 @@
 //!
 //! Representation: each modulus is prepared once per batch ([`ModulusDigits`]: 28-bit digits,
 //! `−m⁻¹ mod 2^28`, `R mod m`, `R² mod m` for the smallest kernel width `N` in
-//! [`KERNEL_DIGITS`] with `2^(28·N) > 4m`). Valid jobs are grouped by kernel width and
-//! exponent length (both public), four at a time; the lanes of a group may have different
-//! moduli, bases and exponents. Groups run in parallel on the current rayon pool.
+//! [`KERNEL_DIGITS`] with `2^(28·N) > 4m`). batch-core's `groups` driver buckets valid jobs
+//! by kernel width and exponent length (both public), four at a time; the lanes of a group
+//! may have different moduli, bases and exponents. Groups run in parallel on the current
+//! rayon pool.
 //!
 //! Tails (measured, one core, CRT halves of 1024–3840 bits): a 4-lane group costs about as
 //! much as 2.3–2.9 scalar exponentiations (the AVX2 kernel is 1.4–1.75× the scalar one per
@@ -19,12 +20,9 @@
 //! Results are canonical, with the modulus's limb count; invalid jobs get the same errors as
 //! the scalar backend, in the same order of checks.
 
-use std::collections::BTreeMap;
-
-use batch_core::backend::{check_modexp_job, check_modulus};
+use batch_core::groups::{modexp_in_groups, LaneKernel};
 use batch_core::num::{bits_vartime, window};
-use batch_core::{Error, JobResult, ModexpJob, MAX_MODULUS_BITS};
-use rayon::prelude::*;
+use batch_core::{JobResult, ModexpJob};
 
 use crate::digits::{digits_for_bits, to_digits, ModulusDigits};
 use crate::field::{blend, from_lanes, load, lookup, mont_mul, mont_sqr, unit, Modulus4, V};
@@ -45,70 +43,29 @@ pub fn kernel_digits(bits: usize) -> usize {
     *KERNEL_DIGITS.iter().find(|&&n| n >= need).expect("MAX_MODULUS_BITS fits the widest kernel")
 }
 
-/// Runs a batch on the current rayon pool.
+/// The batch on the current rayon pool, through batch-core's lane-group driver.
 pub fn modexp_batch(t: Avx2, moduli: &[&[u64]], jobs: &[ModexpJob<'_>], vartime: bool) -> Vec<JobResult<Vec<u64>>> {
-    let prepared: Vec<Result<ModulusDigits, Error>> = moduli
-        .par_iter()
-        .map(|m| {
-            check_modulus(m, MAX_MODULUS_BITS)?;
-            crate::digits::modulus_digits(m, kernel_digits(batch_core::num::bits_public(m)))
-        })
-        .collect();
-    let ok: Vec<Result<(), Error>> = prepared.iter().map(|p| p.as_ref().map(|_| ()).map_err(Clone::clone)).collect();
+    modexp_in_groups(&Avx2Kernel(t), moduli, jobs, vartime)
+}
 
-    let mut results: Vec<JobResult<Vec<u64>>> = Vec::with_capacity(jobs.len());
-    // (kernel width, exponent limbs) → job indices; the key is public.
-    let mut buckets: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new();
-    for (i, job) in jobs.iter().enumerate() {
-        match check_modexp_job(moduli, &ok, job) {
-            Ok(()) => {
-                let n = prepared[job.modulus].as_ref().expect("checked").n;
-                let e = if vartime { 0 } else { job.exponent.len() };
-                buckets.entry((n, e)).or_default().push(i);
-                results.push(Ok(Vec::new()));
-            }
-            Err(e) => results.push(Err(e)),
+struct Avx2Kernel(Avx2);
+
+impl LaneKernel for Avx2Kernel {
+    fn prepare(&self, m: &[u64], bits: usize) -> Result<ModulusDigits, batch_core::Error> {
+        crate::digits::modulus_digits(m, kernel_digits(bits))
+    }
+    fn lanes(&self, _digits: usize) -> usize {
+        4
+    }
+    fn scalar_tail_max(&self, _lanes: usize) -> usize {
+        SCALAR_TAIL_MAX
+    }
+    fn run_group(&self, n: usize, mods: &[&ModulusDigits], bases: &[&[u64]], exps: &[&[u64]], vartime: bool) -> Vec<Vec<u64>> {
+        fn four<'a>(x: &[&'a [u64]]) -> [&'a [u64]; 4] {
+            [x[0], x[1], x[2], x[3]]
         }
+        run_group(self.0, n, [mods[0], mods[1], mods[2], mods[3]], four(bases), four(exps), vartime).into()
     }
-    // Whole groups of four, and a last group of three (padded); a tail of one or two jobs
-    // runs on the scalar kernel (see the module header).
-    let mut groups: Vec<(usize, &[usize])> = Vec::new();
-    let mut tail: Vec<usize> = Vec::new();
-    for (&(n, _), idx) in &buckets {
-        for g in idx.chunks(4) {
-            if g.len() > SCALAR_TAIL_MAX {
-                groups.push((n, g));
-            } else {
-                tail.extend_from_slice(g);
-            }
-        }
-    }
-    let tail_out: Vec<(usize, Vec<u64>)> = tail
-        .par_iter()
-        .map(|&i| {
-            let job = jobs[i];
-            let p = &prepared[job.modulus].as_ref().expect("checked").dyn_monty;
-            (i, if vartime { p.pow_vartime(job.base, job.exponent) } else { p.pow(job.base, job.exponent) })
-        })
-        .collect();
-    for (i, r) in tail_out {
-        results[i] = Ok(r);
-    }
-    let outs: Vec<(&[usize], [Vec<u64>; 4])> = groups
-        .par_iter()
-        .map(|&(n, g)| {
-            let lane = |l: usize| jobs[g[l.min(g.len() - 1)]];
-            let js = [lane(0), lane(1), lane(2), lane(3)];
-            let mods = js.map(|j| prepared[j.modulus].as_ref().expect("checked"));
-            (g, run_group(t, n, mods, js.map(|j| j.base), js.map(|j| j.exponent), vartime))
-        })
-        .collect();
-    for (g, lanes) in outs {
-        for (&i, r) in g.iter().zip(lanes) {
-            results[i] = Ok(r);
-        }
-    }
-    results
 }
 
 macro_rules! by_width {

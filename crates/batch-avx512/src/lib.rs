@@ -222,16 +222,7 @@ impl Backend for Avx512Backend {
 /// The operations on x86-64.
 #[cfg(target_arch = "x86_64")]
 mod imp {
-    use super::*;
-    use crate::modexp::{modexp_batch, Form};
-
-    pub fn modexp(t: Ifma, lanes: Lanes, moduli: &[&[u64]], jobs: &[ModexpJob<'_>], vartime: bool) -> Vec<JobResult<Vec<u64>>> {
-        let form = |digits: usize| match lanes.count(digits) {
-            4 => Form::Y4(t.y4()),
-            _ => Form::Z8(t.z8()),
-        };
-        modexp_batch(&form, moduli, jobs, vartime)
-    }
+    pub use crate::modexp::modexp_batch as modexp;
 }
 
 /// Elsewhere there is no proof to call them with: the token is uninhabited.

@@ -2,13 +2,11 @@
 //!
 //! Representation: each modulus is prepared once per batch ([`ModulusDigits`]: 52-bit digits,
 //! `−m⁻¹ mod 2^52`, `R mod m`, `R² mod m` for the smallest kernel width `N` in
-//! [`KERNEL_DIGITS`] with `2^(52·N) > 4m`). Valid jobs are grouped by kernel width and
-//! exponent length (both public), `S::LANES` at a time; the lanes of a group may have
-//! different moduli, bases and exponents. Groups run in parallel on the current rayon pool.
-//!
-//! Tails: a group that is not full is padded with copies of its last job (their lanes are
-//! dropped) unless it has at most [`scalar_tail_max`] jobs, which run on the scalar kernel
-//! (`batch-core`'s `DynMonty`) instead — see there for the measurement.
+//! [`KERNEL_DIGITS`] with `2^(52·N) > 4m`). batch-core's `groups` driver buckets valid jobs
+//! by kernel width and exponent length (both public) into groups of 4 or 8 (the register
+//! form per width); the lanes of a group may have different moduli, bases and exponents.
+//! A leftover of at most [`scalar_tail_max`] jobs runs on the scalar kernel instead of a
+//! padded group — see there for the measurement.
 //!
 //! Constant-time jobs use a fixed window over every bit of the (zero-padded) exponent limbs;
 //! the lookup reads every table entry and keeps one per lane by mask. `_vartime` jobs
@@ -17,17 +15,14 @@
 //! Results are canonical, with the modulus's limb count; invalid jobs get the same errors as
 //! the scalar backend, in the same order of checks.
 
-use std::collections::BTreeMap;
-
-use batch_core::backend::{check_modexp_job, check_modulus};
+use batch_core::groups::{modexp_in_groups, LaneKernel};
 use batch_core::num::{bits_vartime, window};
-use batch_core::{Error, JobResult, ModexpJob, MAX_MODULUS_BITS};
-use rayon::prelude::*;
+use batch_core::{Error, JobResult, ModexpJob};
 
 use crate::digits::{digits_for_bits, modulus_digits, to_digits, ModulusDigits};
 use crate::field::{load, lookup, store, unit, Moduli};
 use crate::simd::{amm, ams};
-use crate::simd::{Lanes, Y4, Z8};
+use crate::simd::{Ifma, Lanes, Y4, Z8};
 
 /// A group of at most this many jobs (the tail of a bucket) runs on the scalar kernel
 /// instead of a padded SIMD group. Measured on Zen 4 (`examples/ifmabench.rs`, one thread):
@@ -68,75 +63,39 @@ impl Form {
     }
 }
 
-/// Runs a batch on the current rayon pool; `form` gives the register form for a kernel width.
-pub fn modexp_batch(
-    form: &(dyn Fn(usize) -> Form + Sync),
-    moduli: &[&[u64]],
-    jobs: &[ModexpJob<'_>],
-    vartime: bool,
-) -> Vec<JobResult<Vec<u64>>> {
-    let prepared: Vec<Result<ModulusDigits, Error>> = moduli
-        .par_iter()
-        .map(|m| {
-            check_modulus(m, MAX_MODULUS_BITS)?;
-            modulus_digits(m, kernel_digits(bits_vartime(m)))
-        })
-        .collect();
-    let ok: Vec<Result<(), Error>> = prepared.iter().map(|p| p.as_ref().map(|_| ()).map_err(Clone::clone)).collect();
+/// The batch on the current rayon pool, through batch-core's lane-group driver; `lanes`
+/// chooses the register form per kernel width.
+pub fn modexp_batch(t: Ifma, lanes: crate::Lanes, moduli: &[&[u64]], jobs: &[ModexpJob<'_>], vartime: bool) -> Vec<JobResult<Vec<u64>>> {
+    modexp_in_groups(&IfmaKernel { t, lanes }, moduli, jobs, vartime)
+}
 
-    let mut results: Vec<JobResult<Vec<u64>>> = Vec::with_capacity(jobs.len());
-    // (kernel width, exponent limbs) → job indices; the key is public.
-    let mut buckets: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new();
-    for (i, job) in jobs.iter().enumerate() {
-        match check_modexp_job(moduli, &ok, job) {
-            Ok(()) => {
-                let n = prepared[job.modulus].as_ref().expect("checked").n;
-                let e = if vartime { 0 } else { job.exponent.len() };
-                buckets.entry((n, e)).or_default().push(i);
-                results.push(Ok(Vec::new()));
-            }
-            Err(e) => results.push(Err(e)),
+struct IfmaKernel {
+    t: Ifma,
+    lanes: crate::Lanes,
+}
+
+impl IfmaKernel {
+    fn form(&self, digits: usize) -> Form {
+        match self.lanes.count(digits) {
+            4 => Form::Y4(self.t.y4()),
+            _ => Form::Z8(self.t.z8()),
         }
     }
-    let mut groups: Vec<(usize, &[usize])> = Vec::new();
-    let mut tail: Vec<usize> = Vec::new();
-    for (&(n, _), idx) in &buckets {
-        let lanes = form(n).lanes();
-        for g in idx.chunks(lanes) {
-            if g.len() > scalar_tail_max(lanes) {
-                groups.push((n, g));
-            } else {
-                tail.extend_from_slice(g);
-            }
-        }
+}
+
+impl LaneKernel for IfmaKernel {
+    fn prepare(&self, m: &[u64], bits: usize) -> Result<ModulusDigits, Error> {
+        modulus_digits(m, kernel_digits(bits))
     }
-    let tail_out: Vec<(usize, Vec<u64>)> = tail
-        .par_iter()
-        .map(|&i| {
-            let job = jobs[i];
-            let p = &prepared[job.modulus].as_ref().expect("checked").dyn_monty;
-            (i, if vartime { p.pow_vartime(job.base, job.exponent) } else { p.pow(job.base, job.exponent) })
-        })
-        .collect();
-    for (i, r) in tail_out {
-        results[i] = Ok(r);
+    fn lanes(&self, digits: usize) -> usize {
+        self.form(digits).lanes()
     }
-    let outs: Vec<(&[usize], Vec<Vec<u64>>)> = groups
-        .par_iter()
-        .map(|&(n, g)| {
-            let js: Vec<ModexpJob<'_>> = (0..form(n).lanes()).map(|l| jobs[g[l.min(g.len() - 1)]]).collect();
-            let mods: Vec<&ModulusDigits> = js.iter().map(|j| prepared[j.modulus].as_ref().expect("checked")).collect();
-            let bases: Vec<&[u64]> = js.iter().map(|j| j.base).collect();
-            let exps: Vec<&[u64]> = js.iter().map(|j| j.exponent).collect();
-            (g, run_group(form(n), n, &mods, &bases, &exps, vartime))
-        })
-        .collect();
-    for (g, lanes) in outs {
-        for (&i, r) in g.iter().zip(lanes) {
-            results[i] = Ok(r);
-        }
+    fn scalar_tail_max(&self, lanes: usize) -> usize {
+        scalar_tail_max(lanes)
     }
-    results
+    fn run_group(&self, n: usize, mods: &[&ModulusDigits], bases: &[&[u64]], exps: &[&[u64]], vartime: bool) -> Vec<Vec<u64>> {
+        run_group(self.form(n), n, mods, bases, exps, vartime)
+    }
 }
 
 /// Expands `$body` with the const `N` bound to the kernel width `$n` (one of

@@ -16,6 +16,7 @@ pub mod curve;
 #[cfg(feature = "dev")]
 pub mod dev;
 pub mod error;
+pub mod groups;
 pub mod num;
 pub mod pool;
 

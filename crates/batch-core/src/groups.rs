@@ -1,0 +1,94 @@
+//! The batch plumbing of the lane-parallel (SIMD) modexp backends: validate, prepare each
+//! modulus once, bucket jobs by kernel width and exponent length (both public), cut buckets
+//! into groups of `lanes` jobs, run groups in parallel on the current rayon pool, and run a
+//! short leftover on the scalar kernel instead of a padded group.
+//!
+//! A group that is not full is padded with copies of its last job (their lanes are dropped).
+//! Invalid jobs get the same errors as the scalar backend, in the same order of checks.
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+
+use crate::backend::{check_modexp_job, check_modulus, ModexpJob, MAX_MODULUS_BITS};
+use crate::error::{Error, JobResult};
+use crate::num::bits_public;
+use crate::num::digits::ModulusDigits;
+
+/// How a backend groups its jobs.
+pub trait LaneKernel: Sync {
+    /// Prepares a modulus of `bits` bits (validated) for the kernel width that holds it.
+    fn prepare(&self, m: &[u64], bits: usize) -> Result<ModulusDigits, Error>;
+    /// Jobs per group at kernel width `digits`.
+    fn lanes(&self, digits: usize) -> usize;
+    /// Leftover groups of at most this many jobs run on the scalar kernel.
+    fn scalar_tail_max(&self, lanes: usize) -> usize;
+    /// One full group (`mods.len() == lanes`): canonical results per lane.
+    fn run_group(&self, digits: usize, mods: &[&ModulusDigits], bases: &[&[u64]], exps: &[&[u64]], vartime: bool) -> Vec<Vec<u64>>;
+}
+
+/// Runs a modexp batch through `k` (see the module header).
+pub fn modexp_in_groups(k: &dyn LaneKernel, moduli: &[&[u64]], jobs: &[ModexpJob<'_>], vartime: bool) -> Vec<JobResult<Vec<u64>>> {
+    let prepared: Vec<Result<ModulusDigits, Error>> = moduli
+        .par_iter()
+        .map(|m| {
+            check_modulus(m, MAX_MODULUS_BITS)?;
+            k.prepare(m, bits_public(m))
+        })
+        .collect();
+    let ok: Vec<Result<(), Error>> = prepared.iter().map(|p| p.as_ref().map(|_| ()).map_err(Clone::clone)).collect();
+
+    let mut results: Vec<JobResult<Vec<u64>>> = Vec::with_capacity(jobs.len());
+    // (kernel width, exponent limbs) → job indices; the key is public.
+    let mut buckets: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new();
+    for (i, job) in jobs.iter().enumerate() {
+        match check_modexp_job(moduli, &ok, job) {
+            Ok(()) => {
+                let n = prepared[job.modulus].as_ref().expect("checked").n;
+                let e = if vartime { 0 } else { job.exponent.len() };
+                buckets.entry((n, e)).or_default().push(i);
+                results.push(Ok(Vec::new()));
+            }
+            Err(e) => results.push(Err(e)),
+        }
+    }
+    let mut groups: Vec<(usize, usize, &[usize])> = Vec::new();
+    let mut tail: Vec<usize> = Vec::new();
+    for (&(n, _), idx) in &buckets {
+        let lanes = k.lanes(n);
+        for g in idx.chunks(lanes) {
+            if g.len() > k.scalar_tail_max(lanes) {
+                groups.push((n, lanes, g));
+            } else {
+                tail.extend_from_slice(g);
+            }
+        }
+    }
+    let tail_out: Vec<(usize, Vec<u64>)> = tail
+        .par_iter()
+        .map(|&i| {
+            let job = jobs[i];
+            let p = &prepared[job.modulus].as_ref().expect("checked").dyn_monty;
+            (i, if vartime { p.pow_vartime(job.base, job.exponent) } else { p.pow(job.base, job.exponent) })
+        })
+        .collect();
+    for (i, r) in tail_out {
+        results[i] = Ok(r);
+    }
+    let outs: Vec<(&[usize], Vec<Vec<u64>>)> = groups
+        .par_iter()
+        .map(|&(n, lanes, g)| {
+            let js: Vec<ModexpJob<'_>> = (0..lanes).map(|l| jobs[g[l.min(g.len() - 1)]]).collect();
+            let mods: Vec<&ModulusDigits> = js.iter().map(|j| prepared[j.modulus].as_ref().expect("checked")).collect();
+            let bases: Vec<&[u64]> = js.iter().map(|j| j.base).collect();
+            let exps: Vec<&[u64]> = js.iter().map(|j| j.exponent).collect();
+            (g, k.run_group(n, &mods, &bases, &exps, vartime))
+        })
+        .collect();
+    for (g, lanes) in outs {
+        for (&i, r) in g.iter().zip(lanes) {
+            results[i] = Ok(r);
+        }
+    }
+    results
+}
