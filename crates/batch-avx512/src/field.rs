@@ -175,8 +175,8 @@ pub fn lookup<S: Lanes, const N: usize>(s: S, table: &[[S::V; N]], idx: S::V) ->
     out
 }
 
-/// Transposes `S::LANES` numbers of at least `N` digits each into `N` registers.
-#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+/// Transposes `S::LANES` numbers of at least `N` digits each into `N` registers. (No target
+/// features needed: the lane methods carry the proof; inlined into the kernels' callers.)
 #[inline]
 pub fn load<S: Lanes, const N: usize>(s: S, lanes: &[&[u64]]) -> [S::V; N] {
     debug_assert_eq!(lanes.len(), S::LANES);
@@ -192,7 +192,6 @@ pub fn load<S: Lanes, const N: usize>(s: S, lanes: &[&[u64]]) -> [S::V; N] {
 }
 
 /// Inverse of [`load`]: `S::LANES` vectors of `N` digits.
-#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
 #[inline]
 pub fn store<S: Lanes, const N: usize>(s: S, x: &[S::V; N]) -> Vec<Vec<u64>> {
     let mut out = vec![vec![0u64; N]; S::LANES];
@@ -247,13 +246,16 @@ mod tests {
             })
             .collect();
         let ad: Vec<Vec<u64>> = avals.iter().map(|v| to_digits(&v.to_u64_digits(), N)).collect();
-        let a: [S::V; N] = unsafe_free_load(s, &ad);
+        fn slices(v: &[Vec<u64>]) -> Vec<&[u64]> {
+            v.iter().map(Vec::as_slice).collect()
+        }
+        let a: [S::V; N] = load(s, &slices(&ad));
         let md = Moduli::<S, N> {
-            m: unsafe_free_load(s, &mods.iter().map(|m| m.m.clone()).collect::<Vec<_>>()),
+            m: load(s, &slices(&mods.iter().map(|m| m.m.clone()).collect::<Vec<_>>())),
             k0: s.from_lanes(&mods.iter().map(|m| m.minv).collect::<Vec<_>>()),
         };
-        let sq = store_lanes(s, &ams(s, &a, &md));
-        let mu = store_lanes(s, &amm(s, &a, &a, &md));
+        let sq = store(s, &ams(s, &a, &md));
+        let mu = store(s, &amm(s, &a, &a, &md));
         let rinv_bits = 52 * N;
         for l in 0..S::LANES {
             let m = to_big(&mods[l].limbs);
@@ -266,30 +268,6 @@ mod tests {
                 assert_eq!(g % &m, want, "{what} {bits} bits lane {l}");
             }
         }
-    }
-
-    fn unsafe_free_load<S: Lanes, const N: usize>(s: S, lanes: &[Vec<u64>]) -> [S::V; N] {
-        let mut out = [s.zero(); N];
-        let mut buf = [0u64; 8];
-        for (i, o) in out.iter_mut().enumerate() {
-            for (b, l) in buf.iter_mut().zip(lanes) {
-                *b = l[i];
-            }
-            *o = s.from_lanes(&buf[..S::LANES]);
-        }
-        out
-    }
-
-    fn store_lanes<S: Lanes, const N: usize>(s: S, x: &[S::V; N]) -> Vec<Vec<u64>> {
-        let mut out = vec![vec![0u64; N]; S::LANES];
-        let mut buf = [0u64; 8];
-        for (i, v) in x.iter().enumerate() {
-            s.to_lanes(*v, &mut buf[..S::LANES]);
-            for (o, b) in out.iter_mut().zip(buf) {
-                o[i] = b;
-            }
-        }
-        out
     }
 
     #[test]

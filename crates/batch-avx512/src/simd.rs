@@ -230,8 +230,7 @@ pub fn kernel_bench(n: usize, reps: usize) -> (f64, f64, f64, f64) {
     fn run<S: Lanes, const N: usize, const SQR: bool>(s: S, reps: usize) -> f64 {
         let digits: Vec<u64> = (0..N as u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 12) | 1).collect();
         let lanes = vec![digits.as_slice(); S::LANES];
-        // SAFETY: an `S` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
-        let (x, m) = unsafe { (crate::field::load::<S, N>(s, &lanes), crate::field::load::<S, N>(s, &lanes)) };
+        let (x, m) = (crate::field::load::<S, N>(s, &lanes), crate::field::load::<S, N>(s, &lanes));
         let md = crate::field::Moduli::<S, N> { m, k0: s.splat(0x3_0000_0001) };
         let mut x = x;
         let t = std::time::Instant::now();
