@@ -12,11 +12,6 @@ pub const DIGIT_BITS: usize = 28;
 /// `2^28 − 1`.
 pub const DIGIT_MASK: u64 = digits::digit_mask(DIGIT_BITS);
 
-/// Digits needed so that `R = 2^(28·N)` is above `4·m` for an `bits`-bit modulus (the
-/// almost-Montgomery bound, see `field`).
-pub const fn digits_for_bits(bits: usize) -> usize {
-    digits::digits_for_bits(bits, DIGIT_BITS)
-}
 
 /// The `n` normalised digits of `x`; `x` must be below `2^(28·n)`.
 pub fn to_digits(x: &[u64], n: usize) -> Vec<u64> {

@@ -24,7 +24,7 @@ use batch_core::groups::{modexp_in_groups, LaneKernel};
 use batch_core::num::{bits_vartime, window};
 use batch_core::{JobResult, ModexpJob};
 
-use crate::digits::{digits_for_bits, to_digits, ModulusDigits};
+use crate::digits::{to_digits, ModulusDigits};
 use crate::field::{blend, from_lanes, load, lookup, mont_mul, mont_sqr, unit, Modulus4, V};
 use crate::simd::Avx2;
 
@@ -39,8 +39,7 @@ pub const KERNEL_DIGITS: [usize; 13] = [10, 15, 20, 37, 55, 74, 110, 138, 147, 1
 
 /// The kernel width for a modulus of `bits` bits.
 pub fn kernel_digits(bits: usize) -> usize {
-    let need = digits_for_bits(bits);
-    *KERNEL_DIGITS.iter().find(|&&n| n >= need).expect("MAX_MODULUS_BITS fits the widest kernel")
+    batch_core::num::digits::kernel_width(&KERNEL_DIGITS, bits, crate::digits::DIGIT_BITS)
 }
 
 /// The batch on the current rayon pool, through batch-core's lane-group driver.

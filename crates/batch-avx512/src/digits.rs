@@ -8,10 +8,6 @@ pub use batch_core::num::digits::ModulusDigits;
 
 pub use crate::field::DIGIT_BITS;
 
-/// Digits needed so that `R = 2^(52·N)` is above `4·m` for a `bits`-bit modulus.
-pub const fn digits_for_bits(bits: usize) -> usize {
-    digits::digits_for_bits(bits, DIGIT_BITS)
-}
 
 /// The `n` normalised digits of `x`; `x` must be below `2^(52·n)`.
 pub fn to_digits(x: &[u64], n: usize) -> Vec<u64> {

@@ -19,7 +19,7 @@ use batch_core::groups::{modexp_in_groups, LaneKernel};
 use batch_core::num::{bits_vartime, window};
 use batch_core::{Error, JobResult, ModexpJob};
 
-use crate::digits::{digits_for_bits, modulus_digits, to_digits, ModulusDigits};
+use crate::digits::{modulus_digits, to_digits, ModulusDigits};
 use crate::field::{load, lookup, store, unit, Moduli};
 use crate::simd::{amm, ams};
 use crate::simd::{Ifma, Lanes, Y4, Z8};
@@ -43,8 +43,7 @@ pub const KERNEL_DIGITS: [usize; 13] = [5, 8, 11, 20, 30, 40, 60, 74, 80, 100, 1
 
 /// The kernel width for a modulus of `bits` bits.
 pub fn kernel_digits(bits: usize) -> usize {
-    let need = digits_for_bits(bits);
-    *KERNEL_DIGITS.iter().find(|&&n| n >= need).expect("MAX_MODULUS_BITS fits the widest kernel")
+    batch_core::num::digits::kernel_width(&KERNEL_DIGITS, bits, crate::digits::DIGIT_BITS)
 }
 
 /// Which register form a batch runs in.

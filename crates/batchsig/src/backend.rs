@@ -33,6 +33,21 @@ pub fn default_backend() -> Arc<dyn Backend> {
     Arc::new(AutoBackend::measured())
 }
 
+/// The CPU backend with the fastest modular exponentiation here (docs/PERF.md): `avx512`
+/// where the CPU has AVX-512 IFMA, else `avx2` where it has AVX2, else `scalar`. `auto`
+/// routes modexp to it, and RSA signing checks its signatures on it (`rsa::checker`).
+pub fn fastest_cpu_modexp() -> Arc<dyn Backend> {
+    let avx512 = batch_avx512::Avx512Backend::new();
+    let avx2 = batch_avx2::Avx2Backend::new();
+    if avx512.availability().is_available() {
+        Arc::new(avx512)
+    } else if avx2.availability().is_available() {
+        Arc::new(avx2)
+    } else {
+        Arc::new(batch_scalar::ScalarBackend::new())
+    }
+}
+
 /// One kind of backend call, for routing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Operation {
@@ -86,8 +101,7 @@ impl AutoBackend {
     /// implements no curve yet, so no EC route goes there.
     pub fn measured() -> Self {
         let avx2: Arc<dyn Backend> = Arc::new(batch_avx2::Avx2Backend::new());
-        let avx512: Arc<dyn Backend> = Arc::new(batch_avx512::Avx512Backend::new());
-        let modexp = if avx512.availability().is_available() { avx512 } else { avx2.clone() };
+        let modexp = fastest_cpu_modexp();
         Self::new(
             Arc::new(batch_scalar::ScalarBackend::new()),
             vec![

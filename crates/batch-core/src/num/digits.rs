@@ -22,6 +22,13 @@ pub const fn digits_for_bits(modulus_bits: usize, digit_bits: usize) -> usize {
     (modulus_bits + 2).div_ceil(digit_bits)
 }
 
+/// The smallest kernel width in `widths` (ascending) that holds a `modulus_bits`-bit modulus
+/// in `digit_bits`-bit digits (see [`digits_for_bits`]); panics if none does.
+pub fn kernel_width(widths: &[usize], modulus_bits: usize, digit_bits: usize) -> usize {
+    let need = digits_for_bits(modulus_bits, digit_bits);
+    *widths.iter().find(|&&n| n >= need).expect("the widest kernel holds MAX_MODULUS_BITS")
+}
+
 /// The `n` normalised `bits`-bit digits of `x`; `x` must be below `2^(bits·n)`.
 pub fn to_digits(x: &[u64], n: usize, bits: usize) -> Vec<u64> {
     debug_assert!(bits_vartime(x) <= bits * n, "value wider than {n} digits");

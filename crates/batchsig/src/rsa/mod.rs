@@ -154,22 +154,11 @@ fn group_keys<'a, K>(keys: impl Iterator<Item = &'a K>) -> (Vec<&'a K>, Vec<usiz
 }
 
 /// The backend that checks signatures before release: the fastest CPU modular
-/// exponentiation available here (AVX-512 IFMA, else AVX2, else scalar), on the caller's
+/// exponentiation available here ([`crate::backend::fastest_cpu_modexp`]), on the caller's
 /// rayon pool.
 pub fn checker() -> &'static dyn Backend {
-    static C: std::sync::OnceLock<Box<dyn Backend>> = std::sync::OnceLock::new();
-    C.get_or_init(|| {
-        let ifma = batch_avx512::Avx512Backend::new();
-        let avx2 = batch_avx2::Avx2Backend::new();
-        if ifma.availability().is_available() {
-            Box::new(ifma)
-        } else if avx2.availability().is_available() {
-            Box::new(avx2)
-        } else {
-            Box::new(batch_scalar::ScalarBackend::new())
-        }
-    })
-    .as_ref()
+    static C: std::sync::OnceLock<std::sync::Arc<dyn Backend>> = std::sync::OnceLock::new();
+    C.get_or_init(crate::backend::fastest_cpu_modexp).as_ref()
 }
 
 /// Jobs of one key per blinding run (a fresh `r` each run); OpenSSL's `BN_BLINDING` also
@@ -177,7 +166,6 @@ pub fn checker() -> &'static dyn Backend {
 pub const BLINDING_CHAIN: usize = 32;
 
 /// Per-job state between the stages of signing.
-#[derive(Default)]
 struct Prepared {
     m: Vec<u64>,
     /// The unblinding factor `Aᵢ` of this job.
@@ -226,16 +214,21 @@ pub fn sign_batch(
         })
         .collect();
 
-    // Blinding runs: per key, the encoded jobs in order, BLINDING_CHAIN at a time. Each run
-    // starts from its first job's r: A = rᵉ here, r⁻¹ below (one inversion per key).
-    let mut runs: Vec<Vec<usize>> = Vec::new();
-    let mut run_key: Vec<usize> = Vec::new();
-    for ki in 0..keys.len() {
-        let idx: Vec<usize> = (0..jobs.len()).filter(|&i| key_of[i] == ki && encoded[i].is_ok()).collect();
-        for chunk in idx.chunks(BLINDING_CHAIN) {
-            runs.push(chunk.to_vec());
-            run_key.push(ki);
+    // Blinding runs: per key, the encoded jobs in order, BLINDING_CHAIN at a time (the runs of
+    // key k are `key_runs[k]`). Each run starts from its first job's r: A = rᵉ here, r⁻¹
+    // below (one inversion per key).
+    let mut by_key: Vec<Vec<usize>> = vec![Vec::new(); keys.len()];
+    for (i, e) in encoded.iter().enumerate() {
+        if e.is_ok() {
+            by_key[key_of[i]].push(i);
         }
+    }
+    let mut runs: Vec<&[usize]> = Vec::new();
+    let mut key_runs: Vec<core::ops::Range<usize>> = Vec::with_capacity(keys.len());
+    for idx in &by_key {
+        let first = runs.len();
+        runs.extend(idx.chunks(BLINDING_CHAIN));
+        key_runs.push(first..runs.len());
     }
     let heads: Vec<(Zeroizing<Vec<u64>>, Zeroizing<Vec<u64>>)> = runs
         .par_iter()
@@ -248,40 +241,43 @@ pub fn sign_batch(
             (r, re)
         })
         .collect();
-    let mut head_inv: Vec<Option<Zeroizing<Vec<u64>>>> = vec![None; runs.len()];
-    for (ki, key) in keys.iter().enumerate() {
-        let of_key: Vec<usize> = (0..runs.len()).filter(|&h| run_key[h] == ki).collect();
-        let rs: Vec<&[u64]> = of_key.iter().map(|&h| heads[h].0.as_slice()).collect();
-        for (h, inv) in of_key.iter().zip(batch_invert_rsa(key, &rs)?) {
-            head_inv[*h] = Some(inv);
-        }
+    let mut head_inv: Vec<Zeroizing<Vec<u64>>> = Vec::with_capacity(runs.len());
+    for (key, range) in keys.iter().zip(&key_runs) {
+        let rs: Vec<&[u64]> = heads[range.clone()].iter().map(|(r, _)| r.as_slice()).collect();
+        head_inv.extend(batch_invert_rsa(key, &rs)?);
     }
     // Each run's pairs, squared from job to job, and the blinded c = m·A.
-    let mut prepared: Vec<JobResult<Prepared>> =
-        encoded.iter().map(|e| e.as_ref().map(|_| Prepared::default()).map_err(Clone::clone)).collect();
-    let per_run: Vec<Vec<(usize, Prepared)>> = runs
+    let mut blinded: Vec<Option<(Zeroizing<Vec<u64>>, Zeroizing<Vec<u64>>)>> = vec![None; jobs.len()];
+    let per_run: Vec<Vec<(usize, Zeroizing<Vec<u64>>, Zeroizing<Vec<u64>>)>> = runs
         .par_iter()
-        .enumerate()
-        .map(|(h, run)| {
+        .zip(heads.par_iter().zip(&head_inv))
+        .map(|(run, ((_, re), r_inv))| {
             let n = &jobs[run[0]].key.public.n_monty;
-            let mut a = heads[h].1.clone();
-            let mut ai = head_inv[h].clone().expect("inverted");
+            let (mut a, mut ai) = (re.clone(), r_inv.clone());
             let mut out = Vec::with_capacity(run.len());
             for (j, &i) in run.iter().enumerate() {
                 if j > 0 {
                     a = Zeroizing::new(n.mul(&a, &a));
                     ai = Zeroizing::new(n.mul(&ai, &ai));
                 }
-                let m = encoded[i].as_ref().expect("encoded").clone();
-                let c = Zeroizing::new(n.mul(&m, &a));
-                out.push((i, Prepared { m, r_inv: ai.clone(), c }));
+                let c = Zeroizing::new(n.mul(encoded[i].as_ref().expect("encoded"), &a));
+                out.push((i, ai.clone(), c));
             }
             out
         })
         .collect();
-    for (i, p) in per_run.into_iter().flatten() {
-        prepared[i] = Ok(p);
+    for (i, r_inv, c) in per_run.into_iter().flatten() {
+        blinded[i] = Some((r_inv, c));
     }
+    let prepared: Vec<JobResult<Prepared>> = encoded
+        .into_iter()
+        .zip(blinded)
+        .map(|(m, b)| {
+            let m = m?;
+            let (r_inv, c) = b.expect("every encoded job is in a blinding run");
+            Ok(Prepared { m, r_inv, c })
+        })
+        .collect();
 
     // The backend: c^dp mod p and c^dq mod q for every job.
     let mut moduli: Vec<&[u64]> = Vec::with_capacity(2 * keys.len());
