@@ -4,7 +4,9 @@ use std::process::Command;
 
 /// Whether the tests run under CI (`CI=true`), where skips are failures.
 pub fn ci() -> bool {
-    std::env::var("CI").map(|v| v == "true" || v == "1").unwrap_or(false)
+    std::env::var("CI")
+        .map(|v| v == "true" || v == "1")
+        .unwrap_or(false)
 }
 
 /// Skips loudly: prints why; under CI (or with `require_var` set) panics instead.
@@ -22,7 +24,11 @@ pub fn openssl(what: &str) -> Option<String> {
     match Command::new("openssl").arg("version").output() {
         Ok(o) if o.status.success() => Some(String::from_utf8_lossy(&o.stdout).trim().to_string()),
         _ => {
-            skip_or_fail(what, "the `openssl` command line is not installed", "BATCHSIG_REQUIRE_OPENSSL");
+            skip_or_fail(
+                what,
+                "the `openssl` command line is not installed",
+                "BATCHSIG_REQUIRE_OPENSSL",
+            );
             None
         }
     }

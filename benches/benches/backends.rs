@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use batch_bench::alg::Alg;
 use batch_bench::measure::{messages, Op, Workload};
 use batch_bench::BENCH_BATCH_SIZES;
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput};
+use criterion::{
+    criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
+};
 
 const MAX_BATCH_SECS: f64 = 0.3;
 
@@ -26,15 +28,26 @@ fn bench(c: &mut Criterion) {
     for alg in Alg::common() {
         let work = Workload::new(alg);
         let largest = *BENCH_BATCH_SIZES.iter().max().unwrap_or(&1);
-        let sigs = work.sign(&reference, &messages(largest.min(256))).expect("reference signing");
+        let sigs = work
+            .sign(&reference, &messages(largest.min(256)))
+            .expect("reference signing");
         for op in Op::BOTH {
             let mut group = c.benchmark_group(format!("{}-{}", alg.name(), op.name()));
-            group.sampling_mode(SamplingMode::Flat).sample_size(10).warm_up_time(Duration::from_millis(500));
+            group
+                .sampling_mode(SamplingMode::Flat)
+                .sample_size(10)
+                .warm_up_time(Duration::from_millis(500));
             group.measurement_time(Duration::from_secs(2));
             for b in &backends {
                 if let Alg::Ecdsa(curve) = alg {
                     if !b.curves().contains(&curve) {
-                        eprintln!("{}-{}/{}: left out ({} does not implement {curve} yet)", alg.name(), op.name(), b.name(), b.name());
+                        eprintln!(
+                            "{}-{}/{}: left out ({} does not implement {curve} yet)",
+                            alg.name(),
+                            op.name(),
+                            b.name(),
+                            b.name()
+                        );
                         continue;
                     }
                 }
@@ -48,15 +61,25 @@ fn bench(c: &mut Criterion) {
                 let rate = 8.0 / t.elapsed().as_secs_f64();
                 for &n in &BENCH_BATCH_SIZES {
                     if n as f64 / rate > MAX_BATCH_SECS {
-                        eprintln!("{}-{}/{}/{n}: left out (one batch ≈ {:.1} s)", alg.name(), op.name(), b.name(), n as f64 / rate);
+                        eprintln!(
+                            "{}-{}/{}/{n}: left out (one batch ≈ {:.1} s)",
+                            alg.name(),
+                            op.name(),
+                            b.name(),
+                            n as f64 / rate
+                        );
                         continue;
                     }
                     group.throughput(Throughput::Elements(n as u64));
-                    let msgs: Vec<Vec<u8>> = (0..n).map(|i| batch_bench::measure::message(i % sigs.len())).collect();
+                    let msgs: Vec<Vec<u8>> = (0..n)
+                        .map(|i| batch_bench::measure::message(i % sigs.len()))
+                        .collect();
                     let vsigs = sigs_for(&sigs, n);
                     group.bench_with_input(BenchmarkId::new(b.name(), n), &n, |bch, _| match op {
                         Op::Sign => bch.iter(|| work.sign(b.as_ref(), &msgs).expect("sign")),
-                        Op::Verify => bch.iter(|| work.verify(b.as_ref(), &msgs, &vsigs).expect("verify")),
+                        Op::Verify => {
+                            bch.iter(|| work.verify(b.as_ref(), &msgs, &vsigs).expect("verify"))
+                        }
                     });
                 }
             }

@@ -22,11 +22,17 @@ fn bench(c: &mut Criterion) {
         .iter()
         .map(|k| k.resize::<4>().expect("P-256 scalars fit 4 limbs"))
         .collect();
-    let g = AffineMonty { x: P256.gx, y: P256.gy };
+    let g = AffineMonty {
+        x: P256.gx,
+        y: P256.gy,
+    };
     let table = table_p256();
     let mut group = c.benchmark_group("p256-mul-by-recoding");
     group.throughput(Throughput::Elements(SCALARS as u64));
-    group.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
     for m in Method::ALL {
         group.bench_with_input(BenchmarkId::new(m.name(), "P-256"), &m, |b, &m| {
             b.iter(|| {

@@ -21,7 +21,11 @@ pub const RSA_BITS: [usize; 5] = [2048, 3072, 4096, 7680, 15360];
 impl Alg {
     /// Every algorithm, in table order.
     pub fn all() -> Vec<Alg> {
-        RSA_BITS.iter().map(|&b| Alg::Rsa(b)).chain(Curve::ALL.iter().map(|&c| Alg::Ecdsa(c))).collect()
+        RSA_BITS
+            .iter()
+            .map(|&b| Alg::Rsa(b))
+            .chain(Curve::ALL.iter().map(|&c| Alg::Ecdsa(c)))
+            .collect()
     }
 
     /// The default set: the sizes the seed comparisons all measured.
@@ -112,10 +116,16 @@ impl FromStr for Alg {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        Alg::all().into_iter().find(|a| a.name() == s).ok_or_else(|| {
-            let names: Vec<String> = Alg::all().iter().map(|a| a.name()).collect();
-            format!("unknown algorithm {s:?}; expected one of {}, all, common", names.join(", "))
-        })
+        Alg::all()
+            .into_iter()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<String> = Alg::all().iter().map(|a| a.name()).collect();
+                format!(
+                    "unknown algorithm {s:?}; expected one of {}, all, common",
+                    names.join(", ")
+                )
+            })
     }
 }
 

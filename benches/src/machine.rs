@@ -42,7 +42,17 @@ pub fn simd_features() -> Vec<&'static str> {
         macro_rules! probe {
             ($($f:tt),*) => { $( if std::is_x86_feature_detected!($f) { out.push($f); } )* };
         }
-        probe!("sse4.2", "avx", "avx2", "bmi2", "adx", "avx512f", "avx512ifma", "avx512vl", "vpclmulqdq");
+        probe!(
+            "sse4.2",
+            "avx",
+            "avx2",
+            "bmi2",
+            "adx",
+            "avx512f",
+            "avx512ifma",
+            "avx512vl",
+            "vpclmulqdq"
+        );
     }
     #[cfg(target_arch = "aarch64")]
     {

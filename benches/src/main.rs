@@ -103,7 +103,12 @@ fn select_backends(spec: &str, all: &[Arc<dyn Backend>]) -> Result<Vec<Arc<dyn B
         match all.iter().find(|b| b.name() == name) {
             Some(b) if !out.iter().any(|o| o.name() == name) => out.push(b.clone()),
             Some(_) => {}
-            None => return Err(format!("unknown backend {name:?}; this build knows {}", known.join(", "))),
+            None => {
+                return Err(format!(
+                    "unknown backend {name:?}; this build knows {}",
+                    known.join(", ")
+                ))
+            }
         }
     }
     if out.is_empty() {
@@ -126,12 +131,21 @@ fn progress(total: u64) -> ProgressBar {
 /// Why `b` cannot run `alg` although it is available (a curve it does not implement yet).
 fn not_implemented(b: &dyn Backend, alg: Alg) -> Option<String> {
     match alg {
-        Alg::Ecdsa(c) if !b.curves().contains(&c) => Some(format!("{} does not implement {c} yet", b.name())),
+        Alg::Ecdsa(c) if !b.curves().contains(&c) => {
+            Some(format!("{} does not implement {c} yet", b.name()))
+        }
         _ => None,
     }
 }
 
-fn record(backend: &str, alg: Alg, op: Op, threads: usize, requested: usize, cell: Result<CellResult, String>) -> Record {
+fn record(
+    backend: &str,
+    alg: Alg,
+    op: Op,
+    threads: usize,
+    requested: usize,
+    cell: Result<CellResult, String>,
+) -> Record {
     let (ops, seconds, batch, rate, error) = match cell {
         Ok(c) => (c.ops, c.seconds, c.batch, Some(c.ops_per_sec()), None),
         Err(e) => (0, 0.0, requested, None, Some(e)),
@@ -170,7 +184,8 @@ fn run(args: Args) -> Result<bool, String> {
         return Err("--seconds must be a positive number".into());
     }
     let tls_plan = if args.tls {
-        let kex = KexGroup::from_name(&args.tls_kex).ok_or_else(|| format!("unknown key-exchange group {:?}", args.tls_kex))?;
+        let kex = KexGroup::from_name(&args.tls_kex)
+            .ok_or_else(|| format!("unknown key-exchange group {:?}", args.tls_kex))?;
         if args.tls_handshakes == 0 {
             return Err("--tls-handshakes must be at least 1".into());
         }
@@ -178,7 +193,10 @@ fn run(args: Args) -> Result<bool, String> {
     } else {
         None
     };
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -202,7 +220,9 @@ fn run(args: Args) -> Result<bool, String> {
     let mut rep = Report {
         tool: "batch-speed",
         version: env!("CARGO_PKG_VERSION"),
-        unix_time: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        unix_time: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
         machine: machine::describe(&all_backends),
         config: Config {
             batch: args.batch,
@@ -218,8 +238,10 @@ fn run(args: Args) -> Result<bool, String> {
     };
     print!("{}", report::header(&rep));
 
-    let live: Vec<&Arc<dyn Backend>> =
-        backends.iter().filter(|b| infos.iter().any(|i| i.available && i.name == b.name())).collect();
+    let live: Vec<&Arc<dyn Backend>> = backends
+        .iter()
+        .filter(|b| infos.iter().any(|i| i.available && i.name == b.name()))
+        .collect();
     let cells = (live.len() * algs.len() * 2 + if use_openssl { algs.len() } else { 0 }) as u64;
     let pb = progress(cells);
     for &alg in &algs {
@@ -227,7 +249,18 @@ fn run(args: Args) -> Result<bool, String> {
         for b in &live {
             if let Some(why) = not_implemented(b.as_ref(), alg) {
                 for op in Op::BOTH {
-                    let mut r = record(b.name(), alg, op, threads, args.batch, Ok(CellResult { ops: 0, seconds: 0.0, batch: args.batch }));
+                    let mut r = record(
+                        b.name(),
+                        alg,
+                        op,
+                        threads,
+                        args.batch,
+                        Ok(CellResult {
+                            ops: 0,
+                            seconds: 0.0,
+                            batch: args.batch,
+                        }),
+                    );
                     r.ops_per_sec = None;
                     r.not_measured = Some(why.clone());
                     rep.results.push(r);
@@ -237,10 +270,26 @@ fn run(args: Args) -> Result<bool, String> {
             }
             pb.set_message(format!("{} {}", b.name(), alg.name()));
             let (sign, verify) = pool.install(|| {
-                measure::run_alg(b.as_ref(), &reference, &work, args.batch, args.seconds, threads, |_| pb.inc(1))
+                measure::run_alg(
+                    b.as_ref(),
+                    &reference,
+                    &work,
+                    args.batch,
+                    args.seconds,
+                    threads,
+                    |_| pb.inc(1),
+                )
             });
-            rep.results.push(record(b.name(), alg, Op::Sign, threads, args.batch, sign));
-            rep.results.push(record(b.name(), alg, Op::Verify, threads, args.batch, verify));
+            rep.results
+                .push(record(b.name(), alg, Op::Sign, threads, args.batch, sign));
+            rep.results.push(record(
+                b.name(),
+                alg,
+                Op::Verify,
+                threads,
+                args.batch,
+                verify,
+            ));
         }
         if use_openssl {
             // Right after our cells for this algorithm, so both see the same machine load.
@@ -248,7 +297,11 @@ fn run(args: Args) -> Result<bool, String> {
             match openssl::speed(alg, args.seconds, threads) {
                 Ok(f) => {
                     for r in rep.results.iter_mut().filter(|r| r.alg == alg) {
-                        let o = if r.op == Op::Sign { f.sign_per_sec } else { f.verify_per_sec };
+                        let o = if r.op == Op::Sign {
+                            f.sign_per_sec
+                        } else {
+                            f.verify_per_sec
+                        };
                         r.openssl_ops_per_sec = Some(o);
                         r.ratio_to_openssl = r.ops_per_sec.map(|x| x / o);
                     }
@@ -274,8 +327,21 @@ fn run(args: Args) -> Result<bool, String> {
     }
 
     if args.sweep {
-        let sizes: Vec<usize> = args.sweep_sizes.iter().copied().filter(|&n| n > 0).collect();
-        run_sweep(&mut rep, &live, &reference, &algs, &sizes, args.seconds, &pool);
+        let sizes: Vec<usize> = args
+            .sweep_sizes
+            .iter()
+            .copied()
+            .filter(|&n| n > 0)
+            .collect();
+        run_sweep(
+            &mut rep,
+            &live,
+            &reference,
+            &algs,
+            &sizes,
+            args.seconds,
+            &pool,
+        );
         print!("{}", report::sweep_table(&rep, &sizes));
     }
 
@@ -297,7 +363,12 @@ fn run(args: Args) -> Result<bool, String> {
         }
         eprintln!("wrote {}", path.display());
     }
-    let failed = tls_failed || rep.results.iter().any(|r| r.error.is_some()) || rep.sweep.iter().any(|p| p.note.as_deref().is_some_and(|n| n.starts_with("FAILED")));
+    let failed = tls_failed
+        || rep.results.iter().any(|r| r.error.is_some())
+        || rep
+            .sweep
+            .iter()
+            .any(|p| p.note.as_deref().is_some_and(|n| n.starts_with("FAILED")));
     Ok(!failed)
 }
 
@@ -321,15 +392,34 @@ fn run_sweep(
             for op in Op::BOTH {
                 let mut rate: Option<f64> = None;
                 for &n in sizes {
-                    pb.set_message(format!("sweep {} {} {} ×{n}", b.name(), alg.name(), op.name()));
+                    pb.set_message(format!(
+                        "sweep {} {} {} ×{n}",
+                        b.name(),
+                        alg.name(),
+                        op.name()
+                    ));
                     let (ops, note) = match (&sigs, rate) {
-                        _ if not_implemented(b.as_ref(), alg).is_some() => (None, not_implemented(b.as_ref(), alg).map(|w| format!("n/a: {w}"))),
+                        _ if not_implemented(b.as_ref(), alg).is_some() => (
+                            None,
+                            not_implemented(b.as_ref(), alg).map(|w| format!("n/a: {w}")),
+                        ),
                         (Err(e), _) => (None, Some(format!("FAILED: reference sign: {e}"))),
-                        (_, Some(r)) if n as f64 / r > 2.0 * secs => {
-                            (None, Some(format!("skipped: one batch ≈ {:.0} s", n as f64 / r)))
-                        }
+                        (_, Some(r)) if n as f64 / r > 2.0 * secs => (
+                            None,
+                            Some(format!("skipped: one batch ≈ {:.0} s", n as f64 / r)),
+                        ),
                         (Ok(pool_sigs), _) => {
-                            match pool.install(|| measure::sweep_point(b.as_ref(), reference, &work, op, n, secs, pool_sigs)) {
+                            match pool.install(|| {
+                                measure::sweep_point(
+                                    b.as_ref(),
+                                    reference,
+                                    &work,
+                                    op,
+                                    n,
+                                    secs,
+                                    pool_sigs,
+                                )
+                            }) {
                                 Ok(c) => (Some(c.ops_per_sec()), None),
                                 Err(e) => (None, Some(format!("FAILED: {e}"))),
                             }
@@ -373,8 +463,17 @@ fn run_tls(
     for b in live {
         for &suite in suites {
             let needs = [Some(kex.curve()), suite.ecdsa_curve()];
-            if let Some(c) = needs.into_iter().flatten().find(|c| !b.curves().contains(c)) {
-                pb.println(format!("tls {} {}: n/a — {} does not implement {c} yet", b.name(), suite.name(), b.name()));
+            if let Some(c) = needs
+                .into_iter()
+                .flatten()
+                .find(|c| !b.curves().contains(c))
+            {
+                pb.println(format!(
+                    "tls {} {}: n/a — {} does not implement {c} yet",
+                    b.name(),
+                    suite.name(),
+                    b.name()
+                ));
                 pb.inc(1);
                 continue;
             }
@@ -385,7 +484,12 @@ fn run_tls(
             match pool.install(|| tls::simulate(b.as_ref(), &config)) {
                 // Nothing was corrupted on purpose: any failed handshake is a backend fault.
                 Ok(r) if r.failed > 0 => {
-                    pb.println(format!("tls {} {}: FAILED — {} handshakes failed their checks", b.name(), suite.name(), r.failed));
+                    pb.println(format!(
+                        "tls {} {}: FAILED — {} handshakes failed their checks",
+                        b.name(),
+                        suite.name(),
+                        r.failed
+                    ));
                     failed = true;
                 }
                 Ok(r) => reports.push(r),
@@ -401,7 +505,10 @@ fn run_tls(
     println!("\nTLS 1.3 full handshakes ({} ECDHE, chain depth {}, {} concurrent), public-key work only:", kex.name(), args.tls_chain_depth, args.tls_handshakes);
     print!("{}", tls::format_table(&reports));
     println!("cheaper certificate per security level:");
-    print!("{}", tls::format_comparison(&tls::compare_security_levels(&reports)));
+    print!(
+        "{}",
+        tls::format_comparison(&tls::compare_security_levels(&reports))
+    );
     let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
     for r in &reports {
         for side in [&r.server, &r.client] {

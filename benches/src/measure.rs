@@ -119,19 +119,35 @@ impl Workload {
     }
 
     /// Verifies `sigs` over `msgs` on `backend`: one verdict per job.
-    pub fn verify(&self, backend: &dyn Backend, msgs: &[Vec<u8>], sigs: &Signatures) -> Result<Vec<bool>, Error> {
+    pub fn verify(
+        &self,
+        backend: &dyn Backend,
+        msgs: &[Vec<u8>],
+        sigs: &Signatures,
+    ) -> Result<Vec<bool>, Error> {
         let m = refs(msgs);
         let verdicts = match (&self.key, sigs) {
-            (Key::Rsa(k), Signatures::Rsa(s)) => k.public_key().verify_batch(backend, RSA_SCHEME, &m, &refs(s))?,
+            (Key::Rsa(k), Signatures::Rsa(s)) => {
+                k.public_key()
+                    .verify_batch(backend, RSA_SCHEME, &m, &refs(s))?
+            }
             (Key::Ecdsa(k), Signatures::Ecdsa(s)) => k.public_key().verify_batch(backend, &m, s)?,
-            _ => return Err(Error::Backend("signature kind does not match the key".into())),
+            _ => {
+                return Err(Error::Backend(
+                    "signature kind does not match the key".into(),
+                ))
+            }
         };
         Ok(verdicts.iter().map(Result::is_ok).collect())
     }
 
     /// Checks a sample of `sigs` (signatures of `message(0..)`) on `reference`: the first
     /// few and the last must verify.
-    pub fn check_signatures(&self, reference: &dyn Backend, sigs: &Signatures) -> Result<(), String> {
+    pub fn check_signatures(
+        &self,
+        reference: &dyn Backend,
+        sigs: &Signatures,
+    ) -> Result<(), String> {
         let n = sigs.len();
         let mut idx: Vec<usize> = (0..n.min(4)).collect();
         if n > 4 {
@@ -142,15 +158,24 @@ impl Workload {
             Signatures::Rsa(v) => Signatures::Rsa(idx.iter().map(|&i| v[i].clone()).collect()),
             Signatures::Ecdsa(v) => Signatures::Ecdsa(idx.iter().map(|&i| v[i].clone()).collect()),
         };
-        let verdicts = self.verify(reference, &msgs, &sample).map_err(|e| format!("reference verify: {e}"))?;
+        let verdicts = self
+            .verify(reference, &msgs, &sample)
+            .map_err(|e| format!("reference verify: {e}"))?;
         match verdicts.iter().position(|ok| !ok) {
-            Some(j) => Err(format!("signature {} does not verify on the reference backend", idx[j])),
+            Some(j) => Err(format!(
+                "signature {} does not verify on the reference backend",
+                idx[j]
+            )),
             None => Ok(()),
         }
     }
 
     /// Checks that `backend` rejects a tampered signature (so its verdicts mean something).
-    pub fn check_rejects_tampered(&self, backend: &dyn Backend, sigs: &Signatures) -> Result<(), String> {
+    pub fn check_rejects_tampered(
+        &self,
+        backend: &dyn Backend,
+        sigs: &Signatures,
+    ) -> Result<(), String> {
         let tampered = match sigs {
             Signatures::Rsa(v) => {
                 let mut s = v[0].clone();
@@ -169,7 +194,9 @@ impl Workload {
         match self.verify(backend, &[message(0)], &tampered) {
             Ok(v) if v == [false] => Ok(()),
             Ok(_) => Err("a tampered signature verified".into()),
-            Err(e) => Err(format!("verify of a tampered signature failed as a batch: {e}")),
+            Err(e) => Err(format!(
+                "verify of a tampered signature failed as a batch: {e}"
+            )),
         }
     }
 }
@@ -192,7 +219,11 @@ impl CellResult {
 
 /// Runs `f` (which processes one batch of `batch` operations) after one warm-up call, until
 /// `secs` have passed and at least one timed batch is done.
-pub fn time_batches(batch: usize, secs: f64, mut f: impl FnMut() -> Result<(), String>) -> Result<CellResult, String> {
+pub fn time_batches(
+    batch: usize,
+    secs: f64,
+    mut f: impl FnMut() -> Result<(), String>,
+) -> Result<CellResult, String> {
     f()?; // warm-up: tables, page faults, thread start
     let (start, mut ops) = (Instant::now(), 0usize);
     loop {
@@ -202,7 +233,11 @@ pub fn time_batches(batch: usize, secs: f64, mut f: impl FnMut() -> Result<(), S
             break;
         }
     }
-    Ok(CellResult { ops, seconds: start.elapsed().as_secs_f64(), batch })
+    Ok(CellResult {
+        ops,
+        seconds: start.elapsed().as_secs_f64(),
+        batch,
+    })
 }
 
 /// The batch a cell runs: `requested`, unless one batch at `probe_rate` (ops/s measured on a
@@ -239,7 +274,9 @@ pub fn run_alg(
         return (Err(e.clone()), Err(e));
     }
     let start = Instant::now();
-    let probe = work.sign(backend, &probe_msgs).map_err(|e| format!("sign failed: {e}"));
+    let probe = work
+        .sign(backend, &probe_msgs)
+        .map_err(|e| format!("sign failed: {e}"));
     let probe_rate = probe_n as f64 / start.elapsed().as_secs_f64().max(1e-9);
     let probe = match probe {
         Ok(p) => p,
@@ -249,7 +286,9 @@ pub fn run_alg(
     let msgs = messages(sign_batch);
     let mut last = probe;
     let sign = time_batches(sign_batch, secs, || {
-        last = work.sign(backend, &msgs).map_err(|e| format!("sign failed: {e}"))?;
+        last = work
+            .sign(backend, &msgs)
+            .map_err(|e| format!("sign failed: {e}"))?;
         Ok(())
     })
     .and_then(|r| work.check_signatures(reference, &last).map(|()| r));
@@ -265,7 +304,9 @@ pub fn run_alg(
     let vmsgs: Vec<Vec<u8>> = (0..batch).map(|i| message(i % sign_batch)).collect();
     let vsigs = last.cycle_to(batch);
     let verify = time_batches(batch, secs, || {
-        let v = work.verify(backend, &vmsgs, &vsigs).map_err(|e| format!("verify failed: {e}"))?;
+        let v = work
+            .verify(backend, &vmsgs, &vsigs)
+            .map_err(|e| format!("verify failed: {e}"))?;
         match v.iter().position(|ok| !ok) {
             Some(i) => Err(format!("a genuine signature (job {i}) was rejected")),
             None => Ok(()),
@@ -293,7 +334,10 @@ pub fn sweep_point(
             let msgs = messages(size);
             let mut last = None;
             let r = time_batches(size, secs, || {
-                last = Some(work.sign(backend, &msgs).map_err(|e| format!("sign failed: {e}"))?);
+                last = Some(
+                    work.sign(backend, &msgs)
+                        .map_err(|e| format!("sign failed: {e}"))?,
+                );
                 Ok(())
             })?;
             work.check_signatures(reference, last.as_ref().expect("one batch ran"))?;
@@ -303,7 +347,9 @@ pub fn sweep_point(
             let msgs: Vec<Vec<u8>> = (0..size).map(|i| message(i % pool.len())).collect();
             let sigs = pool.cycle_to(size);
             time_batches(size, secs, || {
-                let v = work.verify(backend, &msgs, &sigs).map_err(|e| format!("verify failed: {e}"))?;
+                let v = work
+                    .verify(backend, &msgs, &sigs)
+                    .map_err(|e| format!("verify failed: {e}"))?;
                 match v.iter().position(|ok| !ok) {
                     Some(i) => Err(format!("a genuine signature (job {i}) was rejected")),
                     None => Ok(()),
@@ -333,7 +379,10 @@ mod tests {
             let (s, v) = run_alg(&scalar, &scalar, &w, 5, 0.01, 1, |_| {});
             let (s, v) = (s.unwrap(), v.unwrap());
             // Signing may be capped (the probe sees a cold, slow first batch); verify is not.
-            assert!((2..=5).contains(&s.batch) && s.ops >= s.batch, "{alg}: {s:?}");
+            assert!(
+                (2..=5).contains(&s.batch) && s.ops >= s.batch,
+                "{alg}: {s:?}"
+            );
             assert!(v.batch == 5 && v.ops >= 5, "{alg}: {v:?}");
             // Signatures of other messages must fail the sample check.
             let sigs = w.sign(&scalar, &messages(3)[1..]).unwrap();

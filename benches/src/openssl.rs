@@ -16,7 +16,10 @@ pub struct OpensslFigure {
 
 /// `openssl version`, or why OpenSSL cannot be run.
 pub fn version() -> Result<String, String> {
-    let out = Command::new("openssl").arg("version").output().map_err(|e| format!("openssl not runnable: {e}"))?;
+    let out = Command::new("openssl")
+        .arg("version")
+        .output()
+        .map_err(|e| format!("openssl not runnable: {e}"))?;
     if !out.status.success() {
         return Err(format!("`openssl version` exited with {}", out.status));
     }
@@ -26,18 +29,24 @@ pub fn version() -> Result<String, String> {
 /// Runs `openssl speed -mr -seconds S [-multi T] <alg>` and parses its summary lines.
 pub fn speed(alg: Alg, seconds: f64, threads: usize) -> Result<OpensslFigure, String> {
     let mut cmd = Command::new("openssl");
-    cmd.args(["speed", "-mr", "-seconds"]).arg(format!("{}", seconds.ceil().max(1.0) as u64));
+    cmd.args(["speed", "-mr", "-seconds"])
+        .arg(format!("{}", seconds.ceil().max(1.0) as u64));
     if threads > 1 {
         cmd.arg("-multi").arg(threads.to_string());
     }
     cmd.arg(alg.name());
-    let out = cmd.output().map_err(|e| format!("openssl not runnable: {e}"))?;
+    let out = cmd
+        .output()
+        .map_err(|e| format!("openssl not runnable: {e}"))?;
     if !out.status.success() {
         return Err(format!(
             "`openssl speed {}` exited with {}: {}",
             alg.name(),
             out.status,
-            String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("")
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
         ));
     }
     parse_mr(&String::from_utf8_lossy(&out.stdout))
@@ -59,10 +68,16 @@ pub fn parse_mr(text: &str) -> Vec<OpensslFigure> {
             let bits: usize = f[2].parse().ok()?;
             let alg = match f[0] {
                 "+F2" => Alg::Rsa(bits),
-                "+F4" => Alg::all().into_iter().find(|a| matches!(a, Alg::Ecdsa(c) if c.bits() == bits))?,
+                "+F4" => Alg::all()
+                    .into_iter()
+                    .find(|a| matches!(a, Alg::Ecdsa(c) if c.bits() == bits))?,
                 _ => return None,
             };
-            Some(OpensslFigure { alg, sign_per_sec: f[3].parse().ok()?, verify_per_sec: f[4].parse().ok()? })
+            Some(OpensslFigure {
+                alg,
+                sign_per_sec: f[3].parse().ok()?,
+                verify_per_sec: f[4].parse().ok()?,
+            })
         })
         .collect()
 }

@@ -18,17 +18,27 @@ fn err(e: impl std::fmt::Display) -> String {
 
 /// Log-axis bounds: whole decades around the data.
 fn decades(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (lo, hi) = values.filter(|v| *v > 0.0).fold((f64::MAX, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let (lo, hi) = values
+        .filter(|v| *v > 0.0)
+        .fold((f64::MAX, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
     if hi == 0.0 {
         return (1.0, 10.0);
     }
-    (10f64.powf(lo.log10().floor()), 10f64.powf(hi.log10().ceil().max(lo.log10().floor() + 1.0)))
+    (
+        10f64.powf(lo.log10().floor()),
+        10f64.powf(hi.log10().ceil().max(lo.log10().floor() + 1.0)),
+    )
 }
 
 /// Grouped bars: one panel per operation, one group per algorithm, one bar per backend and
 /// one for OpenSSL.
 pub fn bars(r: &Report, algs: &[Alg], path: &Path) -> PlotResult {
-    let mut series: Vec<String> = r.backends.iter().filter(|b| b.available).map(|b| b.name.clone()).collect();
+    let mut series: Vec<String> = r
+        .backends
+        .iter()
+        .filter(|b| b.available)
+        .map(|b| b.name.clone())
+        .collect();
     let has_openssl = r.results.iter().any(|x| x.openssl_ops_per_sec.is_some());
     if has_openssl {
         series.push("openssl".into());
@@ -46,12 +56,22 @@ pub fn bars(r: &Report, algs: &[Alg], path: &Path) -> PlotResult {
     let panels = root.split_evenly((1, 2));
     let n = algs.len() as f64;
     for (area, op) in panels.iter().zip(Op::BOTH) {
-        let all = algs.iter().flat_map(|&a| series.iter().filter_map(move |s| value(s, a, op)));
+        let all = algs
+            .iter()
+            .flat_map(|&a| series.iter().filter_map(move |s| value(s, a, op)));
         let (lo, hi) = decades(all);
         // Headroom above the tallest bar for the legend.
         let hi = hi * 4.0;
         let mut chart = ChartBuilder::on(area)
-            .caption(format!("{} per second, batch {} ({} threads)", op.name(), r.config.batch, r.config.threads), ("sans-serif", 20))
+            .caption(
+                format!(
+                    "{} per second, batch {} ({} threads)",
+                    op.name(),
+                    r.config.batch,
+                    r.config.threads
+                ),
+                ("sans-serif", 20),
+            )
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(70)
@@ -83,14 +103,19 @@ pub fn bars(r: &Report, algs: &[Alg], path: &Path) -> PlotResult {
                 .filter_map(|(i, &a)| {
                     let v = value(s, a, op)?;
                     let x0 = i as f64 - 0.4 + j as f64 * width;
-                    Some(Rectangle::new([(x0, lo), (x0 + width * 0.9, v)], color.filled()))
+                    Some(Rectangle::new(
+                        [(x0, lo), (x0 + width * 0.9, v)],
+                        color.filled(),
+                    ))
                 })
                 .collect();
             chart
                 .draw_series(bars)
                 .map_err(err)?
                 .label(s.as_str())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
+                });
         }
         chart
             .configure_series_labels()
@@ -114,9 +139,21 @@ pub fn sweep(r: &Report, path: &Path) -> PlotResult {
     let panels = root.split_evenly((1, 2));
     let (bmin, bmax) = decades(r.sweep.iter().map(|p| p.batch as f64));
     for (area, op) in panels.iter().zip(Op::BOTH) {
-        let (lo, hi) = decades(r.sweep.iter().filter(|p| p.op == op).filter_map(|p| p.ops_per_sec));
+        let (lo, hi) = decades(
+            r.sweep
+                .iter()
+                .filter(|p| p.op == op)
+                .filter_map(|p| p.ops_per_sec),
+        );
         let mut chart = ChartBuilder::on(area)
-            .caption(format!("{} throughput by batch size ({} threads)", op.name(), r.config.threads), ("sans-serif", 20))
+            .caption(
+                format!(
+                    "{} throughput by batch size ({} threads)",
+                    op.name(),
+                    r.config.threads
+                ),
+                ("sans-serif", 20),
+            )
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(70)
@@ -126,7 +163,10 @@ pub fn sweep(r: &Report, path: &Path) -> PlotResult {
             .configure_mesh()
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|y| format!("{y:.0}"))
-            .x_desc("batch size (log)").y_desc(format!("{}/s (log)", op.name())).draw().map_err(err)?;
+            .x_desc("batch size (log)")
+            .y_desc(format!("{}/s (log)", op.name()))
+            .draw()
+            .map_err(err)?;
         for (j, (b, alg)) in keys.iter().enumerate() {
             let pts: Vec<(f64, f64)> = r
                 .sweep
@@ -142,8 +182,12 @@ pub fn sweep(r: &Report, path: &Path) -> PlotResult {
                 .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
                 .map_err(err)?
                 .label(format!("{b} {}", alg.name()))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], color.stroke_width(2)));
-            chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled()))).map_err(err)?;
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 14, y)], color.stroke_width(2))
+                });
+            chart
+                .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))
+                .map_err(err)?;
         }
         chart
             .configure_series_labels()

@@ -96,7 +96,9 @@ pub struct Report {
 
 impl Report {
     fn find(&self, backend: &str, alg: Alg, op: Op) -> Option<&Record> {
-        self.results.iter().find(|r| r.backend == backend && r.alg == alg && r.op == op)
+        self.results
+            .iter()
+            .find(|r| r.backend == backend && r.alg == alg && r.op == op)
     }
 
     fn rate(&self, backend: &str, alg: Alg, op: Op) -> Option<f64> {
@@ -105,7 +107,10 @@ impl Report {
 
     /// OpenSSL's figure for `alg`/`op`, from any record carrying it.
     fn openssl_rate(&self, alg: Alg, op: Op) -> Option<f64> {
-        self.results.iter().find(|r| r.alg == alg && r.op == op).and_then(|r| r.openssl_ops_per_sec)
+        self.results
+            .iter()
+            .find(|r| r.alg == alg && r.op == op)
+            .and_then(|r| r.openssl_ops_per_sec)
     }
 }
 
@@ -132,8 +137,22 @@ fn fmt_ratio(x: Option<f64>) -> String {
 pub fn header(r: &Report) -> String {
     let m = &r.machine;
     let mut s = String::new();
-    let _ = writeln!(s, "batch-speed {} — batches of {} jobs, {} s per cell, {} threads", r.version, r.config.batch, r.config.seconds, r.config.threads);
-    let _ = writeln!(s, "cpu:     {} ({} logical cores; {})", m.cpu, m.cores, if m.simd.is_empty() { "no SIMD extensions detected".into() } else { m.simd.join(" ") });
+    let _ = writeln!(
+        s,
+        "batch-speed {} — batches of {} jobs, {} s per cell, {} threads",
+        r.version, r.config.batch, r.config.seconds, r.config.threads
+    );
+    let _ = writeln!(
+        s,
+        "cpu:     {} ({} logical cores; {})",
+        m.cpu,
+        m.cores,
+        if m.simd.is_empty() {
+            "no SIMD extensions detected".into()
+        } else {
+            m.simd.join(" ")
+        }
+    );
     let _ = writeln!(s, "gpu:     {}", m.gpu);
     let _ = writeln!(s, "openssl: {}", m.openssl);
     s
@@ -156,7 +175,10 @@ pub fn backend_table(r: &Report, b: &BackendInfo, algs: &[Alg]) -> String {
     for &alg in algs {
         let sign = r.find(&b.name, alg, Op::Sign);
         let verify = r.find(&b.name, alg, Op::Verify);
-        let (sr, vr) = (sign.and_then(|x| x.ops_per_sec), verify.and_then(|x| x.ops_per_sec));
+        let (sr, vr) = (
+            sign.and_then(|x| x.ops_per_sec),
+            verify.and_then(|x| x.ops_per_sec),
+        );
         let _ = writeln!(
             s,
             "{:<26} {:>11} {:>11} {:>10} {:>10} | {:>10} {:>10} | {:>6} {:>6}",
@@ -176,7 +198,12 @@ pub fn backend_table(r: &Report, b: &BackendInfo, algs: &[Alg]) -> String {
             } else if let Some(why) = &rec.not_measured {
                 notes.push(format!("{} {}: n/a — {why}", alg.name(), rec.operation));
             } else if rec.batch_capped {
-                notes.push(format!("{} {}: batch capped to {} to fit --seconds", alg.name(), rec.operation, rec.batch));
+                notes.push(format!(
+                    "{} {}: batch capped to {} to fit --seconds",
+                    alg.name(),
+                    rec.operation,
+                    rec.batch
+                ));
             }
         }
     }
@@ -215,7 +242,12 @@ pub fn equal_security(r: &Report, backend: Option<&str>) -> String {
                 ),
                 _ => continue,
             },
-            Some(ec) => match (rate(ec, Op::Sign), rate(ec, Op::Verify), rate(rsa, Op::Sign), rate(rsa, Op::Verify)) {
+            Some(ec) => match (
+                rate(ec, Op::Sign),
+                rate(ec, Op::Verify),
+                rate(rsa, Op::Sign),
+                rate(rsa, Op::Verify),
+            ) {
                 (Some(es), Some(ev), Some(rs), Some(rv)) => format!(
                     "{} signs {} and verifies {} as fast as {}",
                     ec.pretty(),
@@ -224,7 +256,11 @@ pub fn equal_security(r: &Report, backend: Option<&str>) -> String {
                     rsa.pretty()
                 ),
                 (None, None, None, None) => continue,
-                _ => format!("not compared: measure both (--algs {},{})", rsa.name(), ec.name()),
+                _ => format!(
+                    "not compared: measure both (--algs {},{})",
+                    rsa.name(),
+                    ec.name()
+                ),
             },
         };
         let _ = writeln!(s, "  at {level}-bit: {line}");
@@ -235,17 +271,28 @@ pub fn equal_security(r: &Report, backend: Option<&str>) -> String {
 /// The `--sweep` table: ops/s per batch size.
 pub fn sweep_table(r: &Report, sizes: &[usize]) -> String {
     let mut s = String::new();
-    let _ = write!(s, "\nthroughput (ops/s) by batch size\n{:<10} {:<10} {:<7}", "backend", "alg", "op");
+    let _ = write!(
+        s,
+        "\nthroughput (ops/s) by batch size\n{:<10} {:<10} {:<7}",
+        "backend", "alg", "op"
+    );
     for n in sizes {
         let _ = write!(s, " {n:>9}");
     }
     let _ = writeln!(s);
-    let mut keys: Vec<(&str, Alg, Op)> = r.sweep.iter().map(|p| (p.backend.as_str(), p.alg, p.op)).collect();
+    let mut keys: Vec<(&str, Alg, Op)> = r
+        .sweep
+        .iter()
+        .map(|p| (p.backend.as_str(), p.alg, p.op))
+        .collect();
     keys.dedup();
     for (b, alg, op) in keys {
         let _ = write!(s, "{:<10} {:<10} {:<7}", b, alg.name(), op.name());
         for &n in sizes {
-            let p = r.sweep.iter().find(|p| p.backend == b && p.alg == alg && p.op == op && p.batch == n);
+            let p = r
+                .sweep
+                .iter()
+                .find(|p| p.backend == b && p.alg == alg && p.op == op && p.batch == n);
             let cell = match p {
                 Some(p) if p.ops_per_sec.is_some() => fmt_rate(p.ops_per_sec),
                 Some(_) => "skip".into(),
@@ -297,7 +344,13 @@ mod tests {
                 os: "os".into(),
                 openssl: "n/a".into(),
             },
-            config: Config { batch: 64, seconds: 1.0, threads: 1, algorithms: vec![], openssl: true },
+            config: Config {
+                batch: 64,
+                seconds: 1.0,
+                threads: 1,
+                algorithms: vec![],
+                openssl: true,
+            },
             backends: vec![],
             results,
             sweep: vec![],
@@ -317,11 +370,20 @@ mod tests {
             rec("scalar", Alg::Ecdsa(Curve::P384), Op::Verify, 500.0, None),
         ]);
         let s = equal_security(&r, Some("scalar"));
-        assert!(s.contains("at 128-bit: ECDSA P-256 signs 57× and verifies 0.50× as fast as RSA-3072"), "{s}");
-        assert!(s.contains("at 192-bit: not compared: measure both (--algs rsa7680,ecdsap384)"), "{s}");
+        assert!(
+            s.contains("at 128-bit: ECDSA P-256 signs 57× and verifies 0.50× as fast as RSA-3072"),
+            "{s}"
+        );
+        assert!(
+            s.contains("at 192-bit: not compared: measure both (--algs rsa7680,ecdsap384)"),
+            "{s}"
+        );
         assert!(!s.contains("112-bit"), "{s}");
         let o = equal_security(&r, None);
-        assert!(o.contains("signs 28× and verifies 0.10× as fast as RSA-3072"), "{o}");
+        assert!(
+            o.contains("signs 28× and verifies 0.10× as fast as RSA-3072"),
+            "{o}"
+        );
     }
 
     #[test]
@@ -329,22 +391,47 @@ mod tests {
         let mut bad = rec("scalar", Alg::Rsa(2048), Op::Verify, 1.0, None);
         bad.ops_per_sec = None;
         bad.error = Some("a genuine signature (job 0) was rejected".into());
-        let r = report(vec![rec("scalar", Alg::Rsa(2048), Op::Sign, 500.0, Some(1000.0)), bad]);
-        let b = BackendInfo { name: "scalar".into(), available: true, description: "d".into() };
+        let r = report(vec![
+            rec("scalar", Alg::Rsa(2048), Op::Sign, 500.0, Some(1000.0)),
+            bad,
+        ]);
+        let b = BackendInfo {
+            name: "scalar".into(),
+            available: true,
+            description: "d".into(),
+        };
         let t = backend_table(&r, &b, &[Alg::Rsa(2048)]);
         assert!(t.contains("rsa 2048 bits"), "{t}");
         assert!(t.contains("0.50"), "{t}");
         assert!(t.contains("FAILED"), "{t}");
-        let off = BackendInfo { name: "avx2".into(), available: false, description: "CPU lacks AVX2".into() };
+        let off = BackendInfo {
+            name: "avx2".into(),
+            available: false,
+            description: "CPU lacks AVX2".into(),
+        };
         assert!(backend_table(&r, &off, &[Alg::Rsa(2048)]).contains("avx2: n/a (CPU lacks AVX2)"));
     }
 
     #[test]
     fn json_has_the_documented_fields() {
-        let r = report(vec![rec("scalar", Alg::Rsa(2048), Op::Sign, 500.0, Some(1000.0))]);
+        let r = report(vec![rec(
+            "scalar",
+            Alg::Rsa(2048),
+            Op::Sign,
+            500.0,
+            Some(1000.0),
+        )]);
         let v: serde_json::Value = serde_json::to_value(&r).unwrap();
         let rec = &v["results"][0];
-        for k in ["backend", "algorithm", "operation", "batch", "threads", "ops_per_sec", "openssl_ops_per_sec"] {
+        for k in [
+            "backend",
+            "algorithm",
+            "operation",
+            "batch",
+            "threads",
+            "ops_per_sec",
+            "openssl_ops_per_sec",
+        ] {
             assert!(!rec[k].is_null(), "missing {k}");
         }
         assert_eq!(rec["algorithm"], "rsa2048");

@@ -12,12 +12,29 @@ fn small_run_writes_table_json_and_plot() {
     let dir = tempfile::tempdir().unwrap();
     let (json, svg) = (dir.path().join("out.json"), dir.path().join("out.svg"));
     // OpenSSL's column is part of the job: with CI=true a missing `openssl` is a failure.
-    let openssl = Command::new("openssl").arg("version").output().is_ok_and(|o| o.status.success());
+    let openssl = Command::new("openssl")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     let ci = std::env::var("CI").is_ok_and(|v| v == "true");
     assert!(openssl || !ci, "CI=true but the openssl command is missing");
     let out = batch_speed()
-        .args(["--backends", "scalar", "--algs", "ecdsap256,rsa2048", "--batch", "6", "--seconds", "0.05"])
-        .args(["--threads", "2", "--openssl", if openssl { "auto" } else { "off" }])
+        .args([
+            "--backends",
+            "scalar",
+            "--algs",
+            "ecdsap256,rsa2048",
+            "--batch",
+            "6",
+            "--seconds",
+            "0.05",
+        ])
+        .args([
+            "--threads",
+            "2",
+            "--openssl",
+            if openssl { "auto" } else { "off" },
+        ])
         .arg("--json")
         .arg(&json)
         .arg("--plot")
@@ -25,11 +42,19 @@ fn small_run_writes_table_json_and_plot() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("rsa 2048 bits") && stdout.contains("256 bits ecdsa (nistp256)"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "stdout:\n{stdout}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("rsa 2048 bits") && stdout.contains("256 bits ecdsa (nistp256)"),
+        "{stdout}"
+    );
     assert!(stdout.contains("at 112-bit: RSA-2048 only"), "{stdout}");
 
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), 4, "2 algorithms × sign/verify");
     for r in results {
@@ -53,18 +78,36 @@ fn sweep_reports_every_size() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("sweep.json");
     let out = batch_speed()
-        .args(["--backends", "scalar", "--algs", "ecdsap256", "--batch", "4", "--seconds", "0.02", "--openssl", "off"])
+        .args([
+            "--backends",
+            "scalar",
+            "--algs",
+            "ecdsap256",
+            "--batch",
+            "4",
+            "--seconds",
+            "0.02",
+            "--openssl",
+            "off",
+        ])
         .args(["--sweep", "--sweep-sizes", "1,3,8", "--json"])
         .arg(&json)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let sweep = v["sweep"].as_array().unwrap();
     assert_eq!(sweep.len(), 6, "3 sizes × sign/verify");
     let sizes: Vec<u64> = sweep.iter().map(|p| p["batch"].as_u64().unwrap()).collect();
     assert_eq!(sizes, [1, 3, 8, 1, 3, 8]);
-    assert!(sweep.iter().all(|p| p["ops_per_sec"].as_f64().is_some_and(|x| x > 0.0)));
+    assert!(sweep
+        .iter()
+        .all(|p| p["ops_per_sec"].as_f64().is_some_and(|x| x > 0.0)));
 }
 
 #[test]
@@ -75,7 +118,11 @@ fn bad_flags_are_clear_errors() {
         (&["--batch", "0"][..], "--batch must be at least 1"),
         (&["--seconds=-1"][..], "--seconds must be a positive number"),
     ] {
-        let out = batch_speed().args(args).args(["--openssl", "off"]).output().unwrap();
+        let out = batch_speed()
+            .args(args)
+            .args(["--openssl", "off"])
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(expect), "{args:?}: {err}");
@@ -87,20 +134,50 @@ fn tls_adds_handshake_records() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("tls.json");
     let out = batch_speed()
-        .args(["--backends", "scalar", "--algs", "ecdsap256", "--batch", "2", "--seconds", "0.02", "--openssl", "off"])
-        .args(["--tls", "--tls-suites", "p256,rsa2048", "--tls-handshakes", "4", "--json"])
+        .args([
+            "--backends",
+            "scalar",
+            "--algs",
+            "ecdsap256",
+            "--batch",
+            "2",
+            "--seconds",
+            "0.02",
+            "--openssl",
+            "off",
+        ])
+        .args([
+            "--tls",
+            "--tls-suites",
+            "p256,rsa2048",
+            "--tls-handshakes",
+            "4",
+            "--json",
+        ])
         .arg(&json)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("TLS 1.3 full handshakes") && stdout.contains("ecdsa_secp256r1_sha256"), "{stdout}");
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("TLS 1.3 full handshakes") && stdout.contains("ecdsa_secp256r1_sha256"),
+        "{stdout}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let tls = v["tls"].as_array().unwrap();
     assert_eq!(tls.len(), 4, "2 suites × server/client");
     for r in tls {
         assert_eq!(r["backend"], "scalar");
-        assert!(["ecdsa_secp256r1_sha256", "rsa_pss_rsae_sha256/rsa2048"].contains(&r["suite"].as_str().unwrap()), "{r}");
+        assert!(
+            ["ecdsa_secp256r1_sha256", "rsa_pss_rsae_sha256/rsa2048"]
+                .contains(&r["suite"].as_str().unwrap()),
+            "{r}"
+        );
         assert!(["server", "client"].contains(&r["side"].as_str().unwrap()));
         assert!(r["handshakes_per_sec"].as_f64().unwrap() > 0.0);
         assert_eq!(r["failed"], 0);

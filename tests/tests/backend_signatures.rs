@@ -17,11 +17,16 @@ use rand_chacha::ChaCha20Rng;
 
 /// The backend `name`, or a loud skip (a failure under CI or with `require_var` set).
 fn backend_or_skip(name: &str, what: &str, require_var: &str) -> Option<Arc<dyn Backend>> {
-    let b = backend::by_name(name).unwrap_or_else(|| panic!("batchsig registers the {name} backend"));
+    let b =
+        backend::by_name(name).unwrap_or_else(|| panic!("batchsig registers the {name} backend"));
     match b.availability() {
         batchsig::Availability::Available => Some(b),
         batchsig::Availability::Unavailable(why) => {
-            skip_or_fail(what, &format!("{name} backend unavailable: {why}"), require_var);
+            skip_or_fail(
+                what,
+                &format!("{name} backend unavailable: {why}"),
+                require_var,
+            );
             None
         }
     }
@@ -57,54 +62,72 @@ fn scalar() -> Arc<dyn Backend> {
 }
 
 fn digests(hash: HashAlg, n: usize) -> Vec<Vec<u8>> {
-    (0..n).map(|i| hash.digest(format!("batch message {i}").as_bytes())).collect()
+    (0..n)
+        .map(|i| hash.digest(format!("batch message {i}").as_bytes()))
+        .collect()
 }
 
 #[test]
 fn avx2_rsa_signatures_match_scalar_byte_for_byte() {
-    let Some(b) = avx2("avx2_rsa_signatures_match_scalar_byte_for_byte") else { return };
+    let Some(b) = avx2("avx2_rsa_signatures_match_scalar_byte_for_byte") else {
+        return;
+    };
     rsa_signatures_match_scalar(&b, &[2048, 3072, 4096]);
 }
 
 #[test]
 fn wgpu_rsa_signatures_match_scalar_byte_for_byte() {
-    let Some(b) = wgpu("wgpu_rsa_signatures_match_scalar_byte_for_byte") else { return };
+    let Some(b) = wgpu("wgpu_rsa_signatures_match_scalar_byte_for_byte") else {
+        return;
+    };
     rsa_signatures_match_scalar(&b, &[2048, 3072]);
 }
 
 #[test]
 fn avx512_rsa_signatures_match_scalar_byte_for_byte() {
-    let Some(b) = avx512("avx512_rsa_signatures_match_scalar_byte_for_byte") else { return };
+    let Some(b) = avx512("avx512_rsa_signatures_match_scalar_byte_for_byte") else {
+        return;
+    };
     rsa_signatures_match_scalar(&b, &[2048, 3072, 4096]);
 }
 
 #[test]
 fn avx512_signatures_verify_with_openssl() {
-    let Some(b) = avx512("avx512_signatures_verify_with_openssl") else { return };
+    let Some(b) = avx512("avx512_signatures_verify_with_openssl") else {
+        return;
+    };
     signatures_verify_with_openssl(&b, "avx512_signatures_verify_with_openssl");
 }
 
 #[test]
 fn avx2_ecdsa_signatures_match_scalar_byte_for_byte() {
-    let Some(b) = avx2("avx2_ecdsa_signatures_match_scalar_byte_for_byte") else { return };
+    let Some(b) = avx2("avx2_ecdsa_signatures_match_scalar_byte_for_byte") else {
+        return;
+    };
     ecdsa_signatures_match_scalar(&b);
 }
 
 #[test]
 fn wgpu_ecdsa_signatures_match_scalar_byte_for_byte() {
-    let Some(b) = wgpu("wgpu_ecdsa_signatures_match_scalar_byte_for_byte") else { return };
+    let Some(b) = wgpu("wgpu_ecdsa_signatures_match_scalar_byte_for_byte") else {
+        return;
+    };
     ecdsa_signatures_match_scalar(&b);
 }
 
 #[test]
 fn avx2_signatures_verify_with_openssl() {
-    let Some(b) = avx2("avx2_signatures_verify_with_openssl") else { return };
+    let Some(b) = avx2("avx2_signatures_verify_with_openssl") else {
+        return;
+    };
     signatures_verify_with_openssl(&b, "avx2_signatures_verify_with_openssl");
 }
 
 #[test]
 fn wgpu_signatures_verify_with_openssl() {
-    let Some(b) = wgpu("wgpu_signatures_verify_with_openssl") else { return };
+    let Some(b) = wgpu("wgpu_signatures_verify_with_openssl") else {
+        return;
+    };
     signatures_verify_with_openssl(&b, "wgpu_signatures_verify_with_openssl");
 }
 
@@ -112,27 +135,55 @@ fn rsa_signatures_match_scalar(candidate: &Arc<dyn Backend>, sizes: &[usize]) {
     let scalar = scalar();
     for &bits in sizes {
         let key = test_keys::rsa(bits);
-        for scheme in [RsaScheme::pkcs1v15(HashAlg::Sha256), RsaScheme::pss(HashAlg::Sha384)] {
+        for scheme in [
+            RsaScheme::pkcs1v15(HashAlg::Sha256),
+            RsaScheme::pss(HashAlg::Sha384),
+        ] {
             // 9 jobs: two full groups of four and a padded one (18 CRT halves: two groups of
             // eight and a tail on 8 lanes)
             let d = digests(scheme.hash, 9);
-            let jobs: Vec<RsaSignJob<'_>> = d.iter().map(|d| RsaSignJob { key: &key, digest: d }).collect();
+            let jobs: Vec<RsaSignJob<'_>> = d
+                .iter()
+                .map(|d| RsaSignJob {
+                    key: &key,
+                    digest: d,
+                })
+                .collect();
             let sign = |b: &dyn Backend| {
-                batchsig::rsa::sign_batch(b, scheme, &jobs, &mut ChaCha20Rng::seed_from_u64(bits as u64)).unwrap()
+                batchsig::rsa::sign_batch(
+                    b,
+                    scheme,
+                    &jobs,
+                    &mut ChaCha20Rng::seed_from_u64(bits as u64),
+                )
+                .unwrap()
             };
             let ours = sign(&**candidate);
-            assert_eq!(ours, sign(&*scalar), "{}: RSA-{bits} {scheme}", candidate.name());
+            assert_eq!(
+                ours,
+                sign(&*scalar),
+                "{}: RSA-{bits} {scheme}",
+                candidate.name()
+            );
             let sigs: Vec<Vec<u8>> = ours.into_iter().map(Result::unwrap).collect();
             let srefs: Vec<&[u8]> = sigs.iter().map(Vec::as_slice).collect();
             let drefs: Vec<&[u8]> = d.iter().map(Vec::as_slice).collect();
             let vjobs: Vec<RsaVerifyJob<'_>> = drefs
                 .iter()
                 .zip(&srefs)
-                .map(|(d, s)| RsaVerifyJob { key: key.public_key(), digest: d, signature: s })
+                .map(|(d, s)| RsaVerifyJob {
+                    key: key.public_key(),
+                    digest: d,
+                    signature: s,
+                })
                 .collect();
             for b in [candidate, &scalar] {
                 let v = batchsig::rsa::verify_batch(&**b, scheme, &vjobs).unwrap();
-                assert!(v.iter().all(Result::is_ok), "RSA-{bits} {scheme} on {}: {v:?}", b.name());
+                assert!(
+                    v.iter().all(Result::is_ok),
+                    "RSA-{bits} {scheme} on {}: {v:?}",
+                    b.name()
+                );
             }
         }
     }
@@ -144,25 +195,51 @@ fn ecdsa_signatures_match_scalar(candidate: &Arc<dyn Backend>) {
         let key = test_keys::ecdsa(curve);
         let hash = curve_hash(curve);
         let d = digests(hash, 9);
-        let jobs: Vec<EcdsaSignJob<'_>> = d.iter().map(|d| EcdsaSignJob { key: &key, digest: d }).collect();
+        let jobs: Vec<EcdsaSignJob<'_>> = d
+            .iter()
+            .map(|d| EcdsaSignJob {
+                key: &key,
+                digest: d,
+            })
+            .collect();
         let sign = |b: &dyn Backend| {
-            batchsig::ecdsa::sign_batch(b, hash, &jobs, NonceMode::Deterministic, &mut ChaCha20Rng::seed_from_u64(1))
-                .unwrap()
+            batchsig::ecdsa::sign_batch(
+                b,
+                hash,
+                &jobs,
+                NonceMode::Deterministic,
+                &mut ChaCha20Rng::seed_from_u64(1),
+            )
+            .unwrap()
         };
         let ours = sign(&**candidate);
         assert_eq!(ours, sign(&*scalar), "{}: {curve}", candidate.name());
         let sigs: Vec<_> = ours.into_iter().map(Result::unwrap).collect();
         let drefs: Vec<&[u8]> = d.iter().map(Vec::as_slice).collect();
         for b in [candidate, &scalar] {
-            let v = key.public_key().verify_digests_batch(&**b, hash, &drefs, &sigs).unwrap();
-            assert!(v.iter().all(Result::is_ok), "{curve} on {}: {v:?}", b.name());
+            let v = key
+                .public_key()
+                .verify_digests_batch(&**b, hash, &drefs, &sigs)
+                .unwrap();
+            assert!(
+                v.iter().all(Result::is_ok),
+                "{curve} on {}: {v:?}",
+                b.name()
+            );
         }
         // a wrong digest fails on both
         let mut bad = drefs.clone();
         bad.swap(0, 1);
         for b in [candidate, &scalar] {
-            let v = key.public_key().verify_digests_batch(&**b, hash, &bad, &sigs).unwrap();
-            assert!(v[0].is_err() && v[1].is_err() && v[2].is_ok(), "{curve} on {}", b.name());
+            let v = key
+                .public_key()
+                .verify_digests_batch(&**b, hash, &bad, &sigs)
+                .unwrap();
+            assert!(
+                v[0].is_err() && v[1].is_err() && v[2].is_ok(),
+                "{curve} on {}",
+                b.name()
+            );
         }
     }
 }
@@ -184,22 +261,56 @@ fn signatures_verify_with_openssl(candidate: &Arc<dyn Backend>, what: &str) {
         let mut args = vec!["dgst", dgst, "-verify", pubfile, "-signature", &sigfile];
         args.extend(extra);
         args.push(&m);
-        let out = std::process::Command::new("openssl").args(&args).output().expect("openssl runs");
-        assert!(out.status.success(), "{label}: openssl rejects the {} signature: {}", candidate.name(), String::from_utf8_lossy(&out.stderr));
+        let out = std::process::Command::new("openssl")
+            .args(&args)
+            .output()
+            .expect("openssl runs");
+        assert!(
+            out.status.success(),
+            "{label}: openssl rejects the {} signature: {}",
+            candidate.name(),
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
     let key = test_keys::rsa(2048);
-    let pubfile = write("rsa.pem", key.public_key().to_public_key_pem().unwrap().as_bytes());
-    let sig = key.sign_batch(&**candidate, RsaScheme::pkcs1v15(HashAlg::Sha256), &[msg]).unwrap().remove(0).unwrap();
+    let pubfile = write(
+        "rsa.pem",
+        key.public_key().to_public_key_pem().unwrap().as_bytes(),
+    );
+    let sig = key
+        .sign_batch(&**candidate, RsaScheme::pkcs1v15(HashAlg::Sha256), &[msg])
+        .unwrap()
+        .remove(0)
+        .unwrap();
     verify(&pubfile, &sig, "-sha256", &[], "RSA-2048 PKCS#1 v1.5");
-    let sig = key.sign_batch(&**candidate, RsaScheme::pss(HashAlg::Sha256), &[msg]).unwrap().remove(0).unwrap();
-    let pss = ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest"];
+    let sig = key
+        .sign_batch(&**candidate, RsaScheme::pss(HashAlg::Sha256), &[msg])
+        .unwrap()
+        .remove(0)
+        .unwrap();
+    let pss = [
+        "-sigopt",
+        "rsa_padding_mode:pss",
+        "-sigopt",
+        "rsa_pss_saltlen:digest",
+    ];
     verify(&pubfile, &sig, "-sha256", &pss, "RSA-2048 PSS");
     // A batch of PSS signatures under a 3072-bit key, each checked by OpenSSL.
     let key3 = test_keys::rsa(3072);
-    let pub3 = write("rsa3.pem", key3.public_key().to_public_key_pem().unwrap().as_bytes());
-    let msgs: Vec<Vec<u8>> = (0..5).map(|i| format!("batchsig interop message {i}").into_bytes()).collect();
+    let pub3 = write(
+        "rsa3.pem",
+        key3.public_key().to_public_key_pem().unwrap().as_bytes(),
+    );
+    let msgs: Vec<Vec<u8>> = (0..5)
+        .map(|i| format!("batchsig interop message {i}").into_bytes())
+        .collect();
     let mrefs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
-    for (i, sig) in key3.sign_batch(&**candidate, RsaScheme::pss(HashAlg::Sha256), &mrefs).unwrap().into_iter().enumerate() {
+    for (i, sig) in key3
+        .sign_batch(&**candidate, RsaScheme::pss(HashAlg::Sha256), &mrefs)
+        .unwrap()
+        .into_iter()
+        .enumerate()
+    {
         std::fs::write(&m, &msgs[i]).unwrap();
         verify(&pub3, &sig.unwrap(), "-sha256", &pss, "RSA-3072 PSS batch");
     }
@@ -207,8 +318,15 @@ fn signatures_verify_with_openssl(candidate: &Arc<dyn Backend>, what: &str) {
     // Curves the backend implements (all, except on avx512 so far).
     for &curve in candidate.curves() {
         let key = test_keys::ecdsa(curve);
-        let pubfile = write("ec.pem", key.public_key().to_public_key_pem().unwrap().as_bytes());
-        let sig = key.sign_batch(&**candidate, &[msg]).unwrap().remove(0).unwrap();
+        let pubfile = write(
+            "ec.pem",
+            key.public_key().to_public_key_pem().unwrap().as_bytes(),
+        );
+        let sig = key
+            .sign_batch(&**candidate, &[msg])
+            .unwrap()
+            .remove(0)
+            .unwrap();
         let dgst = match curve_hash(curve) {
             HashAlg::Sha256 => "-sha256",
             HashAlg::Sha384 => "-sha384",

@@ -10,7 +10,9 @@ fn backend() -> batch_scalar::ScalarBackend {
 }
 
 fn msgs(n: usize) -> Vec<Vec<u8>> {
-    (0..n).map(|i| format!("ecdsa message {i}").into_bytes()).collect()
+    (0..n)
+        .map(|i| format!("ecdsa message {i}").into_bytes())
+        .collect()
 }
 
 fn ours_deterministic(key: &EcdsaPrivateKey, m: &[Vec<u8>]) -> Vec<Vec<u8>> {
@@ -98,7 +100,10 @@ macro_rules! curve_tests {
                 let point = vk.to_encoded_point(false);
                 assert_eq!(ours.public_key().to_sec1_bytes(), point.as_bytes());
                 let pem = ours.public_key().to_public_key_pem().unwrap();
-                assert_eq!(EcdsaPublicKey::from_pem_or_der(pem.as_bytes()).unwrap(), *ours.public_key());
+                assert_eq!(
+                    EcdsaPublicKey::from_pem_or_der(pem.as_bytes()).unwrap(),
+                    *ours.public_key()
+                );
             }
         }
     };

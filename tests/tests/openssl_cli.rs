@@ -23,8 +23,18 @@ fn dgst_name(h: HashAlg) -> &'static str {
 }
 
 fn run(args: &[&str]) -> (bool, String) {
-    let out = Command::new("openssl").args(args).output().expect("openssl runs");
-    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    let out = Command::new("openssl")
+        .args(args)
+        .output()
+        .expect("openssl runs");
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
 }
 
 fn write(dir: &Path, name: &str, data: &[u8]) -> String {
@@ -33,7 +43,12 @@ fn write(dir: &Path, name: &str, data: &[u8]) -> String {
     p.to_str().unwrap().to_string()
 }
 
-const PSS_OPTS: [&str; 4] = ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest"];
+const PSS_OPTS: [&str; 4] = [
+    "-sigopt",
+    "rsa_padding_mode:pss",
+    "-sigopt",
+    "rsa_pss_saltlen:digest",
+];
 
 #[test]
 fn rsa_signatures_cross_verify_with_openssl() {
@@ -45,16 +60,39 @@ fn rsa_signatures_cross_verify_with_openssl() {
     let m = write(dir.path(), "msg", msg);
     for bits in [2048, 3072] {
         let key = test_keys::rsa(bits);
-        let keyfile = write(dir.path(), "key.pem", test_keys::rsa_pem(bits).unwrap().as_bytes());
-        let pubfile = write(dir.path(), "pub.pem", key.public_key().to_public_key_pem().unwrap().as_bytes());
+        let keyfile = write(
+            dir.path(),
+            "key.pem",
+            test_keys::rsa_pem(bits).unwrap().as_bytes(),
+        );
+        let pubfile = write(
+            dir.path(),
+            "pub.pem",
+            key.public_key().to_public_key_pem().unwrap().as_bytes(),
+        );
         for hash in HashAlg::ALL {
             for pss in [false, true] {
-                let scheme = if pss { RsaScheme::pss(hash) } else { RsaScheme::pkcs1v15(hash) };
+                let scheme = if pss {
+                    RsaScheme::pss(hash)
+                } else {
+                    RsaScheme::pkcs1v15(hash)
+                };
                 let label = format!("RSA-{bits} {scheme}");
                 // ours → openssl
-                let sig = key.sign_batch(&backend(), scheme, &[msg]).unwrap().remove(0).unwrap();
+                let sig = key
+                    .sign_batch(&backend(), scheme, &[msg])
+                    .unwrap()
+                    .remove(0)
+                    .unwrap();
                 let sigfile = write(dir.path(), "sig", &sig);
-                let mut args = vec!["dgst", dgst_name(hash), "-verify", &pubfile, "-signature", &sigfile];
+                let mut args = vec![
+                    "dgst",
+                    dgst_name(hash),
+                    "-verify",
+                    &pubfile,
+                    "-signature",
+                    &sigfile,
+                ];
                 if pss {
                     args.extend(PSS_OPTS);
                 }
@@ -75,10 +113,19 @@ fn rsa_signatures_cross_verify_with_openssl() {
                 if !pss {
                     assert_eq!(their_sig, sig, "{label}: PKCS#1 v1.5 is deterministic");
                 }
-                let res = key.public_key().verify_batch(&backend(), scheme, &[msg], &[&their_sig]).unwrap();
+                let res = key
+                    .public_key()
+                    .verify_batch(&backend(), scheme, &[msg], &[&their_sig])
+                    .unwrap();
                 assert_eq!(res, vec![Ok(())], "{label}: we reject openssl's signature");
-                let res = key.public_key().verify_batch(&backend(), scheme, &[b"other"], &[&their_sig]).unwrap();
-                assert!(res[0].is_err(), "{label}: a signature over another message must fail");
+                let res = key
+                    .public_key()
+                    .verify_batch(&backend(), scheme, &[b"other"], &[&their_sig])
+                    .unwrap();
+                assert!(
+                    res[0].is_err(),
+                    "{label}: a signature over another message must fail"
+                );
             }
         }
     }
@@ -95,16 +142,36 @@ fn ecdsa_signatures_cross_verify_with_openssl() {
     for curve in Curve::ALL {
         let key = test_keys::ecdsa(curve);
         let hash = curve_hash(curve);
-        let keyfile = write(dir.path(), "key.pem", test_keys::ecdsa_pem(curve).as_bytes());
-        let pubfile = write(dir.path(), "pub.pem", key.public_key().to_public_key_pem().unwrap().as_bytes());
+        let keyfile = write(
+            dir.path(),
+            "key.pem",
+            test_keys::ecdsa_pem(curve).as_bytes(),
+        );
+        let pubfile = write(
+            dir.path(),
+            "pub.pem",
+            key.public_key().to_public_key_pem().unwrap().as_bytes(),
+        );
         // the public key we derive matches openssl's
         let (ok, out) = run(&["pkey", "-in", &keyfile, "-pubout"]);
         assert!(ok, "{out}");
-        assert_eq!(out.trim(), key.public_key().to_public_key_pem().unwrap().trim(), "{curve} public key");
+        assert_eq!(
+            out.trim(),
+            key.public_key().to_public_key_pem().unwrap().trim(),
+            "{curve} public key"
+        );
         let sigs = key.sign_batch(&backend(), &[msg, msg]).unwrap();
         for sig in sigs {
             let sigfile = write(dir.path(), "sig", &sig.unwrap().to_der());
-            let (ok, out) = run(&["dgst", dgst_name(hash), "-verify", &pubfile, "-signature", &sigfile, &m]);
+            let (ok, out) = run(&[
+                "dgst",
+                dgst_name(hash),
+                "-verify",
+                &pubfile,
+                "-signature",
+                &sigfile,
+                &m,
+            ]);
             assert!(ok, "{curve}: openssl rejects our signature: {out}");
         }
         for _ in 0..3 {
@@ -114,7 +181,10 @@ fn ecdsa_signatures_cross_verify_with_openssl() {
             assert!(ok, "{out}");
             let der = std::fs::read(&theirs).unwrap();
             let sig = EcdsaSignature::from_der(curve, &der).expect("openssl writes strict DER");
-            let res = key.public_key().verify_batch(&backend(), &[msg, b"other"], &[sig, sig]).unwrap();
+            let res = key
+                .public_key()
+                .verify_batch(&backend(), &[msg, b"other"], &[sig, sig])
+                .unwrap();
             assert_eq!(res[0], Ok(()), "{curve}: we reject openssl's signature");
             assert!(res[1].is_err(), "{curve}: wrong message must fail");
         }

@@ -15,7 +15,9 @@ fn theirs(bits: usize) -> rsa::RsaPrivateKey {
 }
 
 fn msgs(n: usize) -> Vec<Vec<u8>> {
-    (0..n).map(|i| format!("message number {i}").into_bytes()).collect()
+    (0..n)
+        .map(|i| format!("message number {i}").into_bytes())
+        .collect()
 }
 
 fn refs(v: &[Vec<u8>]) -> Vec<&[u8]> {
@@ -29,13 +31,27 @@ fn pkcs1v15_is_byte_identical_to_rustcrypto() {
         let theirs = theirs(bits);
         let m = msgs(5);
         for hash in HashAlg::ALL {
-            let sigs = ours.sign_batch(&backend(), RsaScheme::pkcs1v15(hash), &refs(&m)).unwrap();
+            let sigs = ours
+                .sign_batch(&backend(), RsaScheme::pkcs1v15(hash), &refs(&m))
+                .unwrap();
             for (msg, sig) in m.iter().zip(sigs) {
                 let sig = sig.unwrap();
                 let want: Vec<u8> = match hash {
-                    HashAlg::Sha256 => rsa::pkcs1v15::SigningKey::<sha2::Sha256>::new(theirs.clone()).sign(msg).to_vec(),
-                    HashAlg::Sha384 => rsa::pkcs1v15::SigningKey::<sha2::Sha384>::new(theirs.clone()).sign(msg).to_vec(),
-                    HashAlg::Sha512 => rsa::pkcs1v15::SigningKey::<sha2::Sha512>::new(theirs.clone()).sign(msg).to_vec(),
+                    HashAlg::Sha256 => {
+                        rsa::pkcs1v15::SigningKey::<sha2::Sha256>::new(theirs.clone())
+                            .sign(msg)
+                            .to_vec()
+                    }
+                    HashAlg::Sha384 => {
+                        rsa::pkcs1v15::SigningKey::<sha2::Sha384>::new(theirs.clone())
+                            .sign(msg)
+                            .to_vec()
+                    }
+                    HashAlg::Sha512 => {
+                        rsa::pkcs1v15::SigningKey::<sha2::Sha512>::new(theirs.clone())
+                            .sign(msg)
+                            .to_vec()
+                    }
                 };
                 assert_eq!(sig, want, "RSA-{bits} {hash}");
             }
@@ -48,16 +64,30 @@ fn pss_verifies_both_ways() {
     let ours = test_keys::rsa(2048);
     let theirs = theirs(2048);
     let m = msgs(4);
-    let sigs = ours.sign_batch(&backend(), RsaScheme::pss(HashAlg::Sha256), &refs(&m)).unwrap();
+    let sigs = ours
+        .sign_batch(&backend(), RsaScheme::pss(HashAlg::Sha256), &refs(&m))
+        .unwrap();
     let vk = rsa::pss::VerifyingKey::<sha2::Sha256>::new(theirs.to_public_key());
     for (msg, sig) in m.iter().zip(&sigs) {
         let sig = rsa::pss::Signature::try_from(sig.as_ref().unwrap().as_slice()).unwrap();
-        vk.verify(msg, &sig).expect("RustCrypto verifies our PSS signature");
+        vk.verify(msg, &sig)
+            .expect("RustCrypto verifies our PSS signature");
     }
     let sk = rsa::pss::SigningKey::<sha2::Sha256>::new(theirs);
     let mut rng = rand::thread_rng();
-    let their_sigs: Vec<Vec<u8>> = m.iter().map(|msg| sk.sign_with_rng(&mut rng, msg).to_vec()).collect();
-    let res = ours.public_key().verify_batch(&backend(), RsaScheme::pss(HashAlg::Sha256), &refs(&m), &refs(&their_sigs)).unwrap();
+    let their_sigs: Vec<Vec<u8>> = m
+        .iter()
+        .map(|msg| sk.sign_with_rng(&mut rng, msg).to_vec())
+        .collect();
+    let res = ours
+        .public_key()
+        .verify_batch(
+            &backend(),
+            RsaScheme::pss(HashAlg::Sha256),
+            &refs(&m),
+            &refs(&their_sigs),
+        )
+        .unwrap();
     assert!(res.iter().all(Result::is_ok), "{res:?}");
 }
 
@@ -71,7 +101,15 @@ fn generated_keys_load_in_rustcrypto_and_sign() {
     theirs.validate().expect("RustCrypto validates our key");
     let again = RsaPrivateKey::from_pem_or_der(pem.as_bytes()).unwrap();
     assert_eq!(again.public_key(), key.public_key());
-    let sig = key.sign_batch(&backend(), RsaScheme::pkcs1v15(HashAlg::Sha256), &[b"x"]).unwrap().remove(0).unwrap();
+    let sig = key
+        .sign_batch(&backend(), RsaScheme::pkcs1v15(HashAlg::Sha256), &[b"x"])
+        .unwrap()
+        .remove(0)
+        .unwrap();
     let vk = rsa::pkcs1v15::VerifyingKey::<sha2::Sha256>::new(theirs.to_public_key());
-    vk.verify(b"x", &rsa::pkcs1v15::Signature::try_from(sig.as_slice()).unwrap()).unwrap();
+    vk.verify(
+        b"x",
+        &rsa::pkcs1v15::Signature::try_from(sig.as_slice()).unwrap(),
+    )
+    .unwrap();
 }

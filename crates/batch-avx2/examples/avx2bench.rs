@@ -44,8 +44,14 @@ fn best(rounds: usize, mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
-    let filter = std::env::args().skip(1).find(|a| a.parse::<usize>().is_err()).unwrap_or_default();
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let filter = std::env::args()
+        .skip(1)
+        .find(|a| a.parse::<usize>().is_err())
+        .unwrap_or_default();
     let want = |label: &str| label.contains(filter.as_str());
     let batch = args.first().copied().unwrap_or(256);
     let rounds = args.get(1).copied().unwrap_or(3);
@@ -54,22 +60,40 @@ fn main() {
     let backends: [&dyn Backend; 2] = [&scalar, &avx2];
     println!(
         "batch {batch}, best of {rounds}, one thread, {} time; ops/s (avx2/scalar)",
-        if cpu_secs().is_some() { "CPU" } else { "wall-clock" }
+        if cpu_secs().is_some() {
+            "CPU"
+        } else {
+            "wall-clock"
+        }
     );
     let mut r = rng(42);
 
     let line = |what: &str, secs: [f64; 2], n: usize| {
         let ops = secs.map(|s| n as f64 / s);
-        println!("{what:<34} scalar {:>10.0}/s  avx2 {:>10.0}/s  ratio {:.2}", ops[0], ops[1], ops[1] / ops[0]);
+        println!(
+            "{what:<34} scalar {:>10.0}/s  avx2 {:>10.0}/s  ratio {:.2}",
+            ops[0],
+            ops[1],
+            ops[1] / ops[0]
+        );
     };
 
     for bits in [1024usize, 1536, 2048, 3840] {
         let moduli = [random_modulus(&mut r, bits), random_modulus(&mut r, bits)];
         let mrefs: Vec<&[u64]> = moduli.iter().map(|m| m.as_slice()).collect();
-        let bases: Vec<Vec<u64>> = (0..batch).map(|i| modexp_bases(&mut r, &moduli[i % 2], 5).pop().unwrap()).collect();
-        let exps: Vec<Vec<u64>> = (0..batch).map(|_| (0..bits / 64).map(|_| r.gen()).collect()).collect();
-        let jobs: Vec<ModexpJob<'_>> =
-            (0..batch).map(|i| ModexpJob { base: &bases[i], exponent: &exps[i], modulus: i % 2 }).collect();
+        let bases: Vec<Vec<u64>> = (0..batch)
+            .map(|i| modexp_bases(&mut r, &moduli[i % 2], 5).pop().unwrap())
+            .collect();
+        let exps: Vec<Vec<u64>> = (0..batch)
+            .map(|_| (0..bits / 64).map(|_| r.gen()).collect())
+            .collect();
+        let jobs: Vec<ModexpJob<'_>> = (0..batch)
+            .map(|i| ModexpJob {
+                base: &bases[i],
+                exponent: &exps[i],
+                modulus: i % 2,
+            })
+            .collect();
         let n = if bits > 2048 { batch.min(32) } else { batch };
         if !want(&format!("modexp {bits}-bit")) {
             continue;
@@ -80,19 +104,34 @@ fn main() {
     for bits in [2048usize, 4096] {
         let m = [random_modulus(&mut r, bits)];
         let mrefs: Vec<&[u64]> = m.iter().map(|m| m.as_slice()).collect();
-        let bases: Vec<Vec<u64>> = (0..batch).map(|_| modexp_bases(&mut r, &m[0], 5).pop().unwrap()).collect();
+        let bases: Vec<Vec<u64>> = (0..batch)
+            .map(|_| modexp_bases(&mut r, &m[0], 5).pop().unwrap())
+            .collect();
         let e = [65537u64];
-        let jobs: Vec<ModexpJob<'_>> = bases.iter().map(|b| ModexpJob { base: b, exponent: &e, modulus: 0 }).collect();
+        let jobs: Vec<ModexpJob<'_>> = bases
+            .iter()
+            .map(|b| ModexpJob {
+                base: b,
+                exponent: &e,
+                modulus: 0,
+            })
+            .collect();
         if !want(&format!("modexp_vartime {bits}-bit")) {
             continue;
         }
-        let secs = backends.map(|b| best(rounds, || drop(b.modexp_vartime(&mrefs, &jobs).unwrap())));
+        let secs =
+            backends.map(|b| best(rounds, || drop(b.modexp_vartime(&mrefs, &jobs).unwrap())));
         line(&format!("modexp_vartime {bits}-bit, e=65537"), secs, batch);
     }
     for curve in Curve::ALL {
         let k = ec_scalars(&mut r, curve, batch);
         let k2 = ec_scalars(&mut r, curve, batch + 7)[7..].to_vec();
-        let q = scalar.mul_base(curve, &k2).unwrap().into_iter().map(Result::unwrap).collect::<Vec<_>>();
+        let q = scalar
+            .mul_base(curve, &k2)
+            .unwrap()
+            .into_iter()
+            .map(Result::unwrap)
+            .collect::<Vec<_>>();
         if !want(&format!("{curve} k")) {
             continue;
         }
@@ -100,20 +139,35 @@ fn main() {
         line(&format!("{curve} k·G"), secs, batch);
         let secs = backends.map(|b| best(rounds, || drop(b.mul_point(curve, &q, &k).unwrap())));
         line(&format!("{curve} k·Q"), secs, batch);
-        let secs = backends.map(|b| best(rounds, || drop(b.mul_double_vartime(curve, &k, &k2, &q).unwrap())));
+        let secs = backends.map(|b| {
+            best(rounds, || {
+                drop(b.mul_double_vartime(curve, &k, &k2, &q).unwrap())
+            })
+        });
         line(&format!("{curve} u1·G+u2·Q"), secs, batch);
     }
     // Whole signatures (hashing, padding, blinding, CRT, verification on the CPU included).
     let key = test_keys::rsa(2048);
-    let digests: Vec<Vec<u8>> = (0..batch).map(|i| HashAlg::Sha256.digest(format!("m{i}").as_bytes())).collect();
-    let jobs: Vec<RsaSignJob<'_>> = digests.iter().map(|d| RsaSignJob { key: &key, digest: d }).collect();
+    let digests: Vec<Vec<u8>> = (0..batch)
+        .map(|i| HashAlg::Sha256.digest(format!("m{i}").as_bytes()))
+        .collect();
+    let jobs: Vec<RsaSignJob<'_>> = digests
+        .iter()
+        .map(|d| RsaSignJob {
+            key: &key,
+            digest: d,
+        })
+        .collect();
     let secs = backends.map(|b| {
         if !want("RSA-2048 sign") {
             return f64::NAN;
         }
         best(rounds, || {
             let mut g = rand_chacha::ChaCha20Rng::seed_from_u64(1);
-            drop(batchsig::rsa::sign_batch(b, RsaScheme::pkcs1v15(HashAlg::Sha256), &jobs, &mut g).unwrap())
+            drop(
+                batchsig::rsa::sign_batch(b, RsaScheme::pkcs1v15(HashAlg::Sha256), &jobs, &mut g)
+                    .unwrap(),
+            )
         })
     });
     if want("RSA-2048 sign") {
@@ -122,15 +176,25 @@ fn main() {
     for curve in [Curve::P256, Curve::P384] {
         let key = test_keys::ecdsa(curve);
         let hash = batchsig::ecdsa::curve_hash(curve);
-        let digests: Vec<Vec<u8>> = (0..batch).map(|i| hash.digest(format!("m{i}").as_bytes())).collect();
-        let jobs: Vec<EcdsaSignJob<'_>> = digests.iter().map(|d| EcdsaSignJob { key: &key, digest: d }).collect();
+        let digests: Vec<Vec<u8>> = (0..batch)
+            .map(|i| hash.digest(format!("m{i}").as_bytes()))
+            .collect();
+        let jobs: Vec<EcdsaSignJob<'_>> = digests
+            .iter()
+            .map(|d| EcdsaSignJob {
+                key: &key,
+                digest: d,
+            })
+            .collect();
         if !want(&format!("{curve} ECDSA sign")) {
             continue;
         }
         let secs = backends.map(|b| {
             best(rounds, || {
                 let mut g = rand_chacha::ChaCha20Rng::seed_from_u64(1);
-                drop(batchsig::ecdsa::sign_batch(b, hash, &jobs, NonceMode::Hedged, &mut g).unwrap())
+                drop(
+                    batchsig::ecdsa::sign_batch(b, hash, &jobs, NonceMode::Hedged, &mut g).unwrap(),
+                )
             })
         });
         line(&format!("{curve} ECDSA sign (batchsig)"), secs, batch);

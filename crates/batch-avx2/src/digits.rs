@@ -12,7 +12,6 @@ pub const DIGIT_BITS: usize = 28;
 /// `2^28 − 1`.
 pub const DIGIT_MASK: u64 = digits::digit_mask(DIGIT_BITS);
 
-
 /// The `n` normalised digits of `x`; `x` must be below `2^(28·n)`.
 pub fn to_digits(x: &[u64], n: usize) -> Vec<u64> {
     digits::to_digits(x, n, DIGIT_BITS)

@@ -116,7 +116,10 @@ pub fn store<const N: usize>(x: &[V; N]) -> [Vec<u64>; 4] {
 pub fn carry_pass<const N: usize>(x: &mut [V; N]) {
     let mask = splat(DIGIT_MASK);
     for k in (1..N).rev() {
-        x[k] = _mm256_add_epi64(_mm256_and_si256(x[k], mask), _mm256_srli_epi64::<28>(x[k - 1]));
+        x[k] = _mm256_add_epi64(
+            _mm256_and_si256(x[k], mask),
+            _mm256_srli_epi64::<28>(x[k - 1]),
+        );
     }
     x[0] = _mm256_and_si256(x[0], mask);
 }
@@ -154,12 +157,18 @@ pub fn mont_mul<const N: usize>(a: &[V; N], b: &[V; N], md: &Modulus4<N>) -> [V;
         let q0 = _mm256_and_si256(mul(t0, md.minv), mask);
         let c0 = _mm256_srli_epi64::<28>(add(t0, mul(q0, m[0])));
         // Column i + 1, complete: both rows' terms and the carry.
-        let t1 = add(add(add(acc[1], mul(a0, b[1])), add(mul(q0, m[1]), c0)), mul(a1, b[0]));
+        let t1 = add(
+            add(add(acc[1], mul(a0, b[1])), add(mul(q0, m[1]), c0)),
+            mul(a1, b[0]),
+        );
         let q1 = _mm256_and_si256(mul(t1, md.minv), mask);
         let c1 = _mm256_srli_epi64::<28>(add(t1, mul(q1, m[0])));
         // Columns i + k, k = 2 … N − 1: row i's digit k, row i + 1's digit k − 1.
         for k in 2..N {
-            let p = add(add(mul(a0, b[k]), mul(q0, m[k])), add(mul(a1, b[k - 1]), mul(q1, m[k - 1])));
+            let p = add(
+                add(mul(a0, b[k]), mul(q0, m[k])),
+                add(mul(a1, b[k - 1]), mul(q1, m[k - 1])),
+            );
             acc[k - 2] = add(acc[k], p);
         }
         // Column i + N: row i + 1 only (it was zero); column i + N + 1 is zero.
@@ -266,8 +275,9 @@ impl FieldConsts {
         assert!(slack >= 20, "too little room for lazy reduction");
         let top = DIGIT_BITS * (n - 1);
         // p / 2^top as a float, rounded up a little.
-        let p_top = (0..p.len()).fold(0f64, |acc, i| acc + (p[i] as f64) * 2f64.powi(64 * i as i32 - top as i32))
-            * (1.0 + 1e-12);
+        let p_top = (0..p.len()).fold(0f64, |acc, i| {
+            acc + (p[i] as f64) * 2f64.powi(64 * i as i32 - top as i32)
+        }) * (1.0 + 1e-12);
         let mut subs = Vec::new();
         for t in 0..slack.min(40) {
             let c = 1u64 << t;
@@ -331,12 +341,28 @@ impl<const N: usize> Field4<N> {
     pub fn new(c: &FieldConsts) -> Self {
         assert_eq!(c.n, N);
         Self {
-            md: Modulus4 { m: broadcast(&c.p), minv: splat(c.minv) },
+            md: Modulus4 {
+                m: broadcast(&c.p),
+                minv: splat(c.minv),
+            },
             max_prod: c.max_prod,
-            subs: c.subs.iter().map(|s| (s.c, s.max_kb, broadcast(&s.digits))).collect(),
-            one: Fe { d: broadcast(&c.one), k: 1 },
-            r2: Fe { d: broadcast(&c.r2), k: 1 },
-            b: Fe { d: broadcast(&c.b), k: 1 },
+            subs: c
+                .subs
+                .iter()
+                .map(|s| (s.c, s.max_kb, broadcast(&s.digits)))
+                .collect(),
+            one: Fe {
+                d: broadcast(&c.one),
+                k: 1,
+            },
+            r2: Fe {
+                d: broadcast(&c.r2),
+                k: 1,
+            },
+            b: Fe {
+                d: broadcast(&c.b),
+                k: 1,
+            },
             unit: unit(),
         }
     }
@@ -345,21 +371,39 @@ impl<const N: usize> Field4<N> {
     #[target_feature(enable = "avx2")]
     #[inline]
     pub fn zero(&self) -> Fe<N> {
-        Fe { d: [zero(); N], k: 1 }
+        Fe {
+            d: [zero(); N],
+            k: 1,
+        }
     }
 
     #[target_feature(enable = "avx2")]
     #[inline]
     pub fn mul(&self, a: &Fe<N>, b: &Fe<N>) -> Fe<N> {
-        debug_assert!(a.k.saturating_mul(b.k) <= self.max_prod, "product bound {}·{}", a.k, b.k);
-        Fe { d: mont_mul(&a.d, &b.d, &self.md), k: 2 }
+        debug_assert!(
+            a.k.saturating_mul(b.k) <= self.max_prod,
+            "product bound {}·{}",
+            a.k,
+            b.k
+        );
+        Fe {
+            d: mont_mul(&a.d, &b.d, &self.md),
+            k: 2,
+        }
     }
 
     #[target_feature(enable = "avx2")]
     #[inline]
     pub fn square(&self, a: &Fe<N>) -> Fe<N> {
-        debug_assert!(a.k.saturating_mul(a.k) <= self.max_prod, "square bound {}", a.k);
-        Fe { d: mont_sqr(&a.d, &self.md), k: 2 }
+        debug_assert!(
+            a.k.saturating_mul(a.k) <= self.max_prod,
+            "square bound {}",
+            a.k
+        );
+        Fe {
+            d: mont_sqr(&a.d, &self.md),
+            k: 2,
+        }
     }
 
     #[target_feature(enable = "avx2")]
@@ -413,7 +457,13 @@ impl<const N: usize> Field4<N> {
     #[target_feature(enable = "avx2")]
     #[inline]
     pub fn to_monty(&self, canonical: &[V; N]) -> Fe<N> {
-        self.mul(&Fe { d: *canonical, k: 1 }, &self.r2)
+        self.mul(
+            &Fe {
+                d: *canonical,
+                k: 1,
+            },
+            &self.r2,
+        )
     }
 
     /// Leaves Montgomery form: digits of a value in `[0, p]` per lane (`p` itself only for

@@ -61,7 +61,10 @@ fn detected() -> &'static Result<Avx2, String> {
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            Err(format!("AVX2 is an x86-64 extension; this is {}", std::env::consts::ARCH))
+            Err(format!(
+                "AVX2 is an x86-64 extension; this is {}",
+                std::env::consts::ARCH
+            ))
         }
     })
 }
@@ -74,7 +77,10 @@ pub struct Avx2Backend {
 
 impl core::fmt::Debug for Avx2Backend {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Avx2Backend").field("threads", &self.threads()).field("available", &self.availability()).finish()
+        f.debug_struct("Avx2Backend")
+            .field("threads", &self.threads())
+            .field("available", &self.availability())
+            .finish()
     }
 }
 
@@ -86,7 +92,9 @@ impl Avx2Backend {
 
     /// Uses a private pool of `threads` threads (`1` for single-core figures).
     pub fn with_threads(threads: usize) -> Result<Self, Error> {
-        Ok(Self { pool: Pool::with_threads("batch-avx2", threads)? })
+        Ok(Self {
+            pool: Pool::with_threads("batch-avx2", threads)?,
+        })
     }
 
     /// Threads the batch is spread over.
@@ -96,7 +104,10 @@ impl Avx2Backend {
 
     /// The AVX2 proof, or the batch-level error.
     fn token(&self) -> Result<Avx2, Error> {
-        detected().as_ref().copied().map_err(|why| Error::Unavailable(format!("avx2: {why}")))
+        detected()
+            .as_ref()
+            .copied()
+            .map_err(|why| Error::Unavailable(format!("avx2: {why}")))
     }
 
     fn install<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
@@ -110,7 +121,10 @@ impl Backend for Avx2Backend {
     }
 
     fn description(&self) -> String {
-        format!("CPU AVX2, 4 lanes x 28-bit digits, vpmuludq Montgomery, {} thread(s)", self.threads())
+        format!(
+            "CPU AVX2, 4 lanes x 28-bit digits, vpmuludq Montgomery, {} thread(s)",
+            self.threads()
+        )
     }
 
     fn availability(&self) -> Availability {
@@ -120,7 +134,11 @@ impl Backend for Avx2Backend {
         }
     }
 
-    fn modexp(&self, moduli: &[&[u64]], jobs: &[ModexpJob<'_>]) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+    fn modexp(
+        &self,
+        moduli: &[&[u64]],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         let t = self.token()?;
         check_batch(jobs.len(), &[])?;
         Ok(self.install(|| imp::modexp(t, moduli, jobs, false)))
@@ -136,7 +154,11 @@ impl Backend for Avx2Backend {
         Ok(self.install(|| imp::modexp(t, moduli, jobs, true)))
     }
 
-    fn mul_base(&self, curve: Curve, scalars: &[EcUint]) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+    fn mul_base(
+        &self,
+        curve: Curve,
+        scalars: &[EcUint],
+    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         let t = self.token()?;
         check_batch(scalars.len(), &[])?;
         Ok(self.install(|| imp::mul_base(t, curve, scalars)))
@@ -184,10 +206,21 @@ mod imp {
     pub fn mul_base(t: Avx2, _: Curve, _: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
         match t {}
     }
-    pub fn mul_point(t: Avx2, _: Curve, _: &[AffinePoint], _: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
+    pub fn mul_point(
+        t: Avx2,
+        _: Curve,
+        _: &[AffinePoint],
+        _: &[EcUint],
+    ) -> Vec<JobResult<AffinePoint>> {
         match t {}
     }
-    pub fn mul_double_vartime(t: Avx2, _: Curve, _: &[EcUint], _: &[EcUint], _: &[AffinePoint]) -> Vec<JobResult<AffinePoint>> {
+    pub fn mul_double_vartime(
+        t: Avx2,
+        _: Curve,
+        _: &[EcUint],
+        _: &[EcUint],
+        _: &[AffinePoint],
+    ) -> Vec<JobResult<AffinePoint>> {
         match t {}
     }
 }

@@ -43,7 +43,12 @@ pub fn kernel_digits(bits: usize) -> usize {
 }
 
 /// The batch on the current rayon pool, through batch-core's lane-group driver.
-pub fn modexp_batch(t: Avx2, moduli: &[&[u64]], jobs: &[ModexpJob<'_>], vartime: bool) -> Vec<JobResult<Vec<u64>>> {
+pub fn modexp_batch(
+    t: Avx2,
+    moduli: &[&[u64]],
+    jobs: &[ModexpJob<'_>],
+    vartime: bool,
+) -> Vec<JobResult<Vec<u64>>> {
     modexp_in_groups(&Avx2Kernel(t), moduli, jobs, vartime)
 }
 
@@ -59,11 +64,26 @@ impl LaneKernel for Avx2Kernel {
     fn scalar_tail_max(&self, _lanes: usize) -> usize {
         SCALAR_TAIL_MAX
     }
-    fn run_group(&self, n: usize, mods: &[&ModulusDigits], bases: &[&[u64]], exps: &[&[u64]], vartime: bool) -> Vec<Vec<u64>> {
+    fn run_group(
+        &self,
+        n: usize,
+        mods: &[&ModulusDigits],
+        bases: &[&[u64]],
+        exps: &[&[u64]],
+        vartime: bool,
+    ) -> Vec<Vec<u64>> {
         fn four<'a>(x: &[&'a [u64]]) -> [&'a [u64]; 4] {
             [x[0], x[1], x[2], x[3]]
         }
-        run_group(self.0, n, [mods[0], mods[1], mods[2], mods[3]], four(bases), four(exps), vartime).into()
+        run_group(
+            self.0,
+            n,
+            [mods[0], mods[1], mods[2], mods[3]],
+            four(bases),
+            four(exps),
+            vartime,
+        )
+        .into()
     }
 }
 
@@ -115,12 +135,26 @@ pub fn modexp_group_avx2<const N: usize>(
     };
     let one: [V; N] = load([&mods[0].one, &mods[1].one, &mods[2].one, &mods[3].one]);
     let r2: [V; N] = load([&mods[0].r2, &mods[1].r2, &mods[2].r2, &mods[3].r2]);
-    let bd = [to_digits(bases[0], N), to_digits(bases[1], N), to_digits(bases[2], N), to_digits(bases[3], N)];
+    let bd = [
+        to_digits(bases[0], N),
+        to_digits(bases[1], N),
+        to_digits(bases[2], N),
+        to_digits(bases[3], N),
+    ];
     // base·R mod m, < 2m
     let b = mont_mul(&load([&bd[0], &bd[1], &bd[2], &bd[3]]), &r2, &md);
-    let acc = if vartime { pow_vartime(&b, &one, exps, &md) } else { pow(&b, &one, exps, &md) };
+    let acc = if vartime {
+        pow_vartime(&b, &one, exps, &md)
+    } else {
+        pow(&b, &one, exps, &md)
+    };
     let out = crate::field::store(&mont_mul(&acc, &unit(), &md));
-    [mods[0].canonical(&out[0]), mods[1].canonical(&out[1]), mods[2].canonical(&out[2]), mods[3].canonical(&out[3])]
+    [
+        mods[0].canonical(&out[0]),
+        mods[1].canonical(&out[1]),
+        mods[2].canonical(&out[2]),
+        mods[3].canonical(&out[3]),
+    ]
 }
 
 /// Fixed-window exponentiation over every bit of the exponent limbs (lane exponents may
@@ -158,7 +192,12 @@ fn pow<const N: usize>(b: &[V; N], one: &[V; N], exps: [&[u64]; 4], md: &Modulus
 /// Left-to-right square-and-multiply over the longest exponent's significant bits; a lane
 /// keeps the product only where its bit is set. Variable-time in the exponents.
 #[target_feature(enable = "avx2")]
-fn pow_vartime<const N: usize>(b: &[V; N], one: &[V; N], exps: [&[u64]; 4], md: &Modulus4<N>) -> [V; N] {
+fn pow_vartime<const N: usize>(
+    b: &[V; N],
+    one: &[V; N],
+    exps: [&[u64]; 4],
+    md: &Modulus4<N>,
+) -> [V; N] {
     let bits = exps.iter().map(|e| bits_vartime(e)).max().unwrap_or(0);
     let mut acc = *one;
     for i in (0..bits).rev() {

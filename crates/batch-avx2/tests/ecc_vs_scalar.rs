@@ -4,32 +4,63 @@
 //! result, and invalid jobs (scalar = n, point off the curve) that must fail alone.
 mod common;
 
-use batch_core::dev::{check_backend_vs_reference, check_identity_results_vs_reference, BATCH_SIZES};
+use batch_core::dev::{
+    check_backend_vs_reference, check_identity_results_vs_reference, BATCH_SIZES,
+};
 use batch_core::Curve;
 use batch_scalar::ScalarBackend;
 
 #[test]
 fn ecc_vs_scalar_p256() {
-    let Some(b) = common::avx2_or_skip("ecc_vs_scalar_p256") else { return };
-    check_backend_vs_reference(&ScalarBackend::new(), &b, &[Curve::P256], &[], &BATCH_SIZES, 11);
+    let Some(b) = common::avx2_or_skip("ecc_vs_scalar_p256") else {
+        return;
+    };
+    check_backend_vs_reference(
+        &ScalarBackend::new(),
+        &b,
+        &[Curve::P256],
+        &[],
+        &BATCH_SIZES,
+        11,
+    );
 }
 
 #[test]
 fn ecc_vs_scalar_p384() {
-    let Some(b) = common::avx2_or_skip("ecc_vs_scalar_p384") else { return };
-    check_backend_vs_reference(&ScalarBackend::new(), &b, &[Curve::P384], &[], &BATCH_SIZES[..9], 12);
+    let Some(b) = common::avx2_or_skip("ecc_vs_scalar_p384") else {
+        return;
+    };
+    check_backend_vs_reference(
+        &ScalarBackend::new(),
+        &b,
+        &[Curve::P384],
+        &[],
+        &BATCH_SIZES[..9],
+        12,
+    );
 }
 
 #[test]
 fn ecc_vs_scalar_p521() {
-    let Some(b) = common::avx2_or_skip("ecc_vs_scalar_p521") else { return };
-    check_backend_vs_reference(&ScalarBackend::new(), &b, &[Curve::P521], &[], &BATCH_SIZES[..8], 13);
+    let Some(b) = common::avx2_or_skip("ecc_vs_scalar_p521") else {
+        return;
+    };
+    check_backend_vs_reference(
+        &ScalarBackend::new(),
+        &b,
+        &[Curve::P521],
+        &[],
+        &BATCH_SIZES[..8],
+        13,
+    );
 }
 
 /// Identity results from non-trivial inputs (the shared helper): `(n−1)·G + 1·G`, `k·O`,
 /// and `(n−1)·G` as `−G`.
 #[test]
 fn ecc_identity_results_vs_scalar() {
-    let Some(b) = common::avx2_or_skip("ecc_identity_results_vs_scalar") else { return };
+    let Some(b) = common::avx2_or_skip("ecc_identity_results_vs_scalar") else {
+        return;
+    };
     check_identity_results_vs_reference(&ScalarBackend::new(), &b);
 }

@@ -3,20 +3,31 @@
 //! scalar backend at every RSA CRT-half size, constant-time and `_vartime`.
 mod common;
 
-use batch_core::dev::{check_backend_vs_reference, check_modexp_vs_num_bigint, random_modulus, rng};
+use batch_core::dev::{
+    check_backend_vs_reference, check_modexp_vs_num_bigint, random_modulus, rng,
+};
 use batch_core::{Backend, ModexpJob};
 use batch_scalar::ScalarBackend;
 
 #[test]
 fn modexp_vs_num_bigint_small_and_curve_sizes() {
-    let Some(b) = common::avx2_or_skip("modexp_vs_num_bigint_small_and_curve_sizes") else { return };
+    let Some(b) = common::avx2_or_skip("modexp_vs_num_bigint_small_and_curve_sizes") else {
+        return;
+    };
     // every kernel width up to 20 digits, odd sizes at the edges of a width
-    check_modexp_vs_num_bigint(&b, &[3, 64, 200, 256, 278, 279, 384, 521, 558], &[0, 1, 3, 4, 5, 9], 1);
+    check_modexp_vs_num_bigint(
+        &b,
+        &[3, 64, 200, 256, 278, 279, 384, 521, 558],
+        &[0, 1, 3, 4, 5, 9],
+        1,
+    );
 }
 
 #[test]
 fn modexp_vs_num_bigint_rsa_halves() {
-    let Some(b) = common::avx2_or_skip("modexp_vs_num_bigint_rsa_halves") else { return };
+    let Some(b) = common::avx2_or_skip("modexp_vs_num_bigint_rsa_halves") else {
+        return;
+    };
     check_modexp_vs_num_bigint(&b, &[1024], &[0, 1, 3, 4, 5, 63, 64, 65, 257], 2);
     check_modexp_vs_num_bigint(&b, &[1536, 2048], &[1, 3, 4, 5, 9], 3);
     check_modexp_vs_num_bigint(&b, &[3840], &[1, 5], 4);
@@ -24,7 +35,9 @@ fn modexp_vs_num_bigint_rsa_halves() {
 
 #[test]
 fn modexp_vs_scalar_rsa_sizes() {
-    let Some(b) = common::avx2_or_skip("modexp_vs_scalar_rsa_sizes") else { return };
+    let Some(b) = common::avx2_or_skip("modexp_vs_scalar_rsa_sizes") else {
+        return;
+    };
     let s = ScalarBackend::new();
     // RSA-2048 (1024-bit halves) over the batch sizes around four lanes and one large batch
     check_backend_vs_reference(&s, &b, &[], &[2048], &[0, 1, 3, 4, 5, 7, 8, 9, 1023], 5);
@@ -37,14 +50,21 @@ fn modexp_vs_scalar_rsa_sizes() {
 /// four different moduli in one group, plus a group with unequal exponent lengths.
 #[test]
 fn modexp_vartime_vs_scalar_full_moduli() {
-    let Some(b) = common::avx2_or_skip("modexp_vartime_vs_scalar_full_moduli") else { return };
+    let Some(b) = common::avx2_or_skip("modexp_vartime_vs_scalar_full_moduli") else {
+        return;
+    };
     let s = ScalarBackend::new();
     let mut r = rng(8);
     for bits in [2048usize, 3072, 4096, 7680, 15360] {
         let moduli: Vec<Vec<u64>> = (0..4).map(|_| random_modulus(&mut r, bits)).collect();
         let mrefs: Vec<&[u64]> = moduli.iter().map(|m| m.as_slice()).collect();
-        let bases: Vec<Vec<u64>> =
-            (0..6).map(|i| batch_core::dev::modexp_bases(&mut r, &moduli[i % 4], 6).pop().unwrap()).collect();
+        let bases: Vec<Vec<u64>> = (0..6)
+            .map(|i| {
+                batch_core::dev::modexp_bases(&mut r, &moduli[i % 4], 6)
+                    .pop()
+                    .unwrap()
+            })
+            .collect();
         let e65537 = [65537u64];
         let e3 = [3u64, 0];
         let long = [u64::MAX, 0x1234_5678];
@@ -59,9 +79,17 @@ fn modexp_vartime_vs_scalar_full_moduli() {
                 modulus: i % 4,
             })
             .collect();
-        assert_eq!(b.modexp_vartime(&mrefs, &jobs).unwrap(), s.modexp_vartime(&mrefs, &jobs).unwrap(), "{bits}");
+        assert_eq!(
+            b.modexp_vartime(&mrefs, &jobs).unwrap(),
+            s.modexp_vartime(&mrefs, &jobs).unwrap(),
+            "{bits}"
+        );
         if bits <= 4096 {
-            assert_eq!(b.modexp(&mrefs, &jobs).unwrap(), s.modexp(&mrefs, &jobs).unwrap(), "{bits}");
+            assert_eq!(
+                b.modexp(&mrefs, &jobs).unwrap(),
+                s.modexp(&mrefs, &jobs).unwrap(),
+                "{bits}"
+            );
         }
     }
 }

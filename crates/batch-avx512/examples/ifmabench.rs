@@ -25,21 +25,39 @@ fn rate(b: &dyn Backend, moduli: &[&[u64]], jobs: &[ModexpJob<'_>]) -> f64 {
 
 fn main() {
     kernel_rates();
-    let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
-    let sizes = if args.is_empty() { vec![1024, 1536, 2048] } else { args };
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let sizes = if args.is_empty() {
+        vec![1024, 1536, 2048]
+    } else {
+        args
+    };
     let scalar = batch_scalar::ScalarBackend::with_threads(1).unwrap();
     let avx2 = batch_avx2::Avx2Backend::with_threads(1).unwrap();
-    let z8 = Avx512Backend::with_threads(1).unwrap().with_lanes(Lanes::Eight);
-    let y4 = Avx512Backend::with_threads(1).unwrap().with_lanes(Lanes::Four);
+    let z8 = Avx512Backend::with_threads(1)
+        .unwrap()
+        .with_lanes(Lanes::Eight);
+    let y4 = Avx512Backend::with_threads(1)
+        .unwrap()
+        .with_lanes(Lanes::Four);
     let mut r = rng(1);
     for bits in sizes {
         let moduli = [random_modulus(&mut r, bits), random_modulus(&mut r, bits)];
         let mrefs: Vec<&[u64]> = moduli.iter().map(|m| m.as_slice()).collect();
         let n = 256;
-        let bases: Vec<Vec<u64>> = (0..n).map(|i| modexp_bases(&mut r, &moduli[i % 2], 8).pop().unwrap()).collect();
+        let bases: Vec<Vec<u64>> = (0..n)
+            .map(|i| modexp_bases(&mut r, &moduli[i % 2], 8).pop().unwrap())
+            .collect();
         let exps = modexp_exponents(&mut r, bits / 64, 8);
-        let jobs: Vec<ModexpJob<'_>> =
-            (0..n).map(|i| ModexpJob { base: &bases[i], exponent: &exps[3 + i % 5], modulus: i % 2 }).collect();
+        let jobs: Vec<ModexpJob<'_>> = (0..n)
+            .map(|i| ModexpJob {
+                base: &bases[i],
+                exponent: &exps[3 + i % 5],
+                modulus: i % 2,
+            })
+            .collect();
         let s = rate(&scalar, &mrefs, &jobs);
         let a = rate(&avx2, &mrefs, &jobs);
         let zr = rate(&z8, &mrefs, &jobs);
@@ -49,7 +67,8 @@ fn main() {
         let ebits = 64 * (bits / 64);
         let w = batch_core::num::dyn_monty::window_for(ebits);
         let products = ebits + ebits.div_ceil(w) + (1 << w) + 2;
-        let ifma_per_s = |ops: f64, lanes: f64| ops * products as f64 * 4.0 * (nd * nd) as f64 / lanes;
+        let ifma_per_s =
+            |ops: f64, lanes: f64| ops * products as f64 * 4.0 * (nd * nd) as f64 / lanes;
         println!(
             "{bits:>5}-bit modexp/s: scalar {s:>8.0}  avx2 {a:>8.0} ({:.2}x)  avx512 zmm {zr:>8.0} ({:.2}x)  ymm {yr:>8.0} ({:.2}x)   \
              IFMA instr/s: zmm {:.2e} ymm {:.2e}",
@@ -65,7 +84,9 @@ fn main() {
 /// Raw kernel: repeated squarings (`amm(x, x)`) of one register group, per width.
 pub fn kernel_rates() {
     use batch_avx512::modexp::kernel_digits;
-    let Ok(()) = batch_avx512::cpu_support() else { return };
+    let Ok(()) = batch_avx512::cpu_support() else {
+        return;
+    };
     for bits in [1024usize, 1536, 2048, 3072, 3840, 4096] {
         let n = kernel_digits(bits);
         let (z, y, zs, ys) = batch_avx512::simd::kernel_bench(n, 2000);

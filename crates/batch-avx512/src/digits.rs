@@ -8,7 +8,6 @@ pub use batch_core::num::digits::ModulusDigits;
 
 pub use crate::field::DIGIT_BITS;
 
-
 /// The `n` normalised digits of `x`; `x` must be below `2^(52·n)`.
 pub fn to_digits(x: &[u64], n: usize) -> Vec<u64> {
     digits::to_digits(x, n, DIGIT_BITS)

@@ -46,7 +46,12 @@ pub struct Moduli<S: Lanes, const N: usize> {
 /// exponentiation measured up to 2× slower at some widths, register allocation varying by
 /// caller; `#[inline(never)]` alone did not keep it out of line).
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
-pub fn amm_ifma<S: Lanes, const N: usize>(s: S, a: &[S::V; N], b: &[S::V; N], md: &Moduli<S, N>) -> [S::V; N] {
+pub fn amm_ifma<S: Lanes, const N: usize>(
+    s: S,
+    a: &[S::V; N],
+    b: &[S::V; N],
+    md: &Moduli<S, N>,
+) -> [S::V; N] {
     let m = &md.m;
     let zero = s.zero();
     let mut acc = [zero; N];
@@ -111,7 +116,12 @@ mod generated {
 /// code for the RSA signing widths (build.rs), a column loop for the others.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
 #[inline]
-fn square_columns<S: Lanes, const N: usize>(s: S, a: &[S::V; N], lo: &mut [S::V; N], hi: &mut [S::V; N]) {
+fn square_columns<S: Lanes, const N: usize>(
+    s: S,
+    a: &[S::V; N],
+    lo: &mut [S::V; N],
+    hi: &mut [S::V; N],
+) {
     match N {
         20 => return generated::sqr_20(s, a, lo, hi),
         30 => return generated::sqr_30(s, a, lo, hi),
@@ -137,7 +147,11 @@ fn square_columns<S: Lanes, const N: usize>(s: S, a: &[S::V; N], lo: &mut [S::V;
             }
         }
         c = s.add(c, c);
-        let c = if k % 2 == 0 { s.madd_lo(c, a[k / 2], a[k / 2]) } else { s.madd_hi(c, a[k / 2], a[k / 2]) };
+        let c = if k % 2 == 0 {
+            s.madd_lo(c, a[k / 2], a[k / 2])
+        } else {
+            s.madd_hi(c, a[k / 2], a[k / 2])
+        };
         if k < N {
             lo[k] = c;
         } else {
@@ -221,14 +235,16 @@ mod tests {
 
     use crate::digits::{modulus_digits, to_digits};
     use crate::modexp::by_width;
-    use crate::simd::{ams, amm, detect, Lanes, Y4, Z8};
+    use crate::simd::{amm, ams, detect, Lanes, Y4, Z8};
 
     use super::*;
 
     /// `ams(a) ≡ amm(a, a) ≡ a²·R⁻¹ (mod m)` per lane, both `< 2m`, for inputs up to `2m − 1`.
     fn check<S: Lanes, const N: usize>(s: S, bits: usize, seed: u64) {
         let mut r = rng(seed);
-        let mods: Vec<_> = (0..S::LANES).map(|_| modulus_digits(&random_modulus(&mut r, bits), N).unwrap()).collect();
+        let mods: Vec<_> = (0..S::LANES)
+            .map(|_| modulus_digits(&random_modulus(&mut r, bits), N).unwrap())
+            .collect();
         // a < 2m: random below m, plus m − 1 + m in lane 0 and m − 1 in lane 1
         let avals: Vec<num_bigint::BigUint> = mods
             .iter()
@@ -245,13 +261,19 @@ mod tests {
                 }
             })
             .collect();
-        let ad: Vec<Vec<u64>> = avals.iter().map(|v| to_digits(&v.to_u64_digits(), N)).collect();
+        let ad: Vec<Vec<u64>> = avals
+            .iter()
+            .map(|v| to_digits(&v.to_u64_digits(), N))
+            .collect();
         fn slices(v: &[Vec<u64>]) -> Vec<&[u64]> {
             v.iter().map(Vec::as_slice).collect()
         }
         let a: [S::V; N] = load(s, &slices(&ad));
         let md = Moduli::<S, N> {
-            m: load(s, &slices(&mods.iter().map(|m| m.m.clone()).collect::<Vec<_>>())),
+            m: load(
+                s,
+                &slices(&mods.iter().map(|m| m.m.clone()).collect::<Vec<_>>()),
+            ),
             k0: s.from_lanes(&mods.iter().map(|m| m.minv).collect::<Vec<_>>()),
         };
         let sq = store(s, &ams(s, &a, &md));
@@ -259,12 +281,21 @@ mod tests {
         let rinv_bits = 52 * N;
         for l in 0..S::LANES {
             let m = to_big(&mods[l].limbs);
-            let r_inv = (num_bigint::BigUint::from(1u8) << rinv_bits).modinv(&m).unwrap();
+            let r_inv = (num_bigint::BigUint::from(1u8) << rinv_bits)
+                .modinv(&m)
+                .unwrap();
             let want = (&avals[l] * &avals[l] * &r_inv) % &m;
             for (what, got) in [("ams", &sq[l]), ("amm", &mu[l])] {
-                let g = to_big(&batch_core::num::digits::from_digits(got, mods[l].limbs.len() + 1, 52));
+                let g = to_big(&batch_core::num::digits::from_digits(
+                    got,
+                    mods[l].limbs.len() + 1,
+                    52,
+                ));
                 assert!(g < &m + &m, "{what} {bits} bits lane {l}: not below 2m");
-                assert!(got.iter().all(|&d| d < 1 << 52), "{what}: digits not normalised");
+                assert!(
+                    got.iter().all(|&d| d < 1 << 52),
+                    "{what}: digits not normalised"
+                );
                 assert_eq!(g % &m, want, "{what} {bits} bits lane {l}");
             }
         }
@@ -273,10 +304,17 @@ mod tests {
     #[test]
     fn squaring_matches_product_and_num_bigint() {
         let Ok(t) = detect() else {
-            eprintln!("skipped: no AVX-512 IFMA on this CPU (squaring_matches_product_and_num_bigint)");
+            eprintln!(
+                "skipped: no AVX-512 IFMA on this CPU (squaring_matches_product_and_num_bigint)"
+            );
             return;
         };
-        for (i, bits) in [200usize, 256, 414, 521, 1024, 1038, 1536, 2048, 3072, 3840, 4096, 7680, 15360].into_iter().enumerate() {
+        for (i, bits) in [
+            200usize, 256, 414, 521, 1024, 1038, 1536, 2048, 3072, 3840, 4096, 7680, 15360,
+        ]
+        .into_iter()
+        .enumerate()
+        {
             let n = crate::modexp::kernel_digits(bits);
             by_width!(n, N => {
                 check::<Z8, N>(t.z8(), bits, 100 + i as u64);

@@ -48,7 +48,10 @@ fn detected() -> &'static Result<Ifma, String> {
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            Err(format!("AVX-512 IFMA is an x86-64 extension; this is {}", std::env::consts::ARCH))
+            Err(format!(
+                "AVX-512 IFMA is an x86-64 extension; this is {}",
+                std::env::consts::ARCH
+            ))
         }
     })
 }
@@ -102,7 +105,10 @@ pub struct Avx512Backend {
 
 impl Default for Avx512Backend {
     fn default() -> Self {
-        Self { pool: Pool::global(), lanes: Lanes::from_env() }
+        Self {
+            pool: Pool::global(),
+            lanes: Lanes::from_env(),
+        }
     }
 }
 
@@ -124,7 +130,10 @@ impl Avx512Backend {
 
     /// Uses a private pool of `threads` threads (`1` for single-core figures).
     pub fn with_threads(threads: usize) -> Result<Self, Error> {
-        Ok(Self { pool: Pool::with_threads("batch-avx512", threads)?, lanes: Lanes::from_env() })
+        Ok(Self {
+            pool: Pool::with_threads("batch-avx512", threads)?,
+            lanes: Lanes::from_env(),
+        })
     }
 
     /// The same backend with another register form.
@@ -144,12 +153,17 @@ impl Avx512Backend {
 
     /// The IFMA proof, or the batch-level error.
     fn token(&self) -> Result<Ifma, Error> {
-        detected().as_ref().copied().map_err(|why| Error::Unavailable(format!("avx512: {why}")))
+        detected()
+            .as_ref()
+            .copied()
+            .map_err(|why| Error::Unavailable(format!("avx512: {why}")))
     }
 
     fn ec_unavailable(&self) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         self.token()?;
-        Err(Error::Unavailable("avx512: elliptic-curve operations are not implemented on this backend yet".into()))
+        Err(Error::Unavailable(
+            "avx512: elliptic-curve operations are not implemented on this backend yet".into(),
+        ))
     }
 }
 
@@ -179,10 +193,16 @@ impl Backend for Avx512Backend {
         &[]
     }
 
-    fn modexp(&self, moduli: &[&[u64]], jobs: &[ModexpJob<'_>]) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+    fn modexp(
+        &self,
+        moduli: &[&[u64]],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         let t = self.token()?;
         check_batch(jobs.len(), &[])?;
-        Ok(self.pool.install(|| imp::modexp(t, self.lanes, moduli, jobs, false)))
+        Ok(self
+            .pool
+            .install(|| imp::modexp(t, self.lanes, moduli, jobs, false)))
     }
 
     fn modexp_vartime(
@@ -192,10 +212,16 @@ impl Backend for Avx512Backend {
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         let t = self.token()?;
         check_batch(jobs.len(), &[])?;
-        Ok(self.pool.install(|| imp::modexp(t, self.lanes, moduli, jobs, true)))
+        Ok(self
+            .pool
+            .install(|| imp::modexp(t, self.lanes, moduli, jobs, true)))
     }
 
-    fn mul_base(&self, _curve: Curve, _scalars: &[EcUint]) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+    fn mul_base(
+        &self,
+        _curve: Curve,
+        _scalars: &[EcUint],
+    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         self.ec_unavailable()
     }
 
@@ -230,7 +256,13 @@ mod imp {
 mod imp {
     use super::*;
 
-    pub fn modexp(t: Ifma, _: Lanes, _: &[&[u64]], _: &[ModexpJob<'_>], _: bool) -> Vec<JobResult<Vec<u64>>> {
+    pub fn modexp(
+        t: Ifma,
+        _: Lanes,
+        _: &[&[u64]],
+        _: &[ModexpJob<'_>],
+        _: bool,
+    ) -> Vec<JobResult<Vec<u64>>> {
         match t {}
     }
 }

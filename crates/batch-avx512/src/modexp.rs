@@ -64,7 +64,13 @@ impl Form {
 
 /// The batch on the current rayon pool, through batch-core's lane-group driver; `lanes`
 /// chooses the register form per kernel width.
-pub fn modexp_batch(t: Ifma, lanes: crate::Lanes, moduli: &[&[u64]], jobs: &[ModexpJob<'_>], vartime: bool) -> Vec<JobResult<Vec<u64>>> {
+pub fn modexp_batch(
+    t: Ifma,
+    lanes: crate::Lanes,
+    moduli: &[&[u64]],
+    jobs: &[ModexpJob<'_>],
+    vartime: bool,
+) -> Vec<JobResult<Vec<u64>>> {
     modexp_in_groups(&IfmaKernel { t, lanes }, moduli, jobs, vartime)
 }
 
@@ -92,7 +98,14 @@ impl LaneKernel for IfmaKernel {
     fn scalar_tail_max(&self, lanes: usize) -> usize {
         scalar_tail_max(lanes)
     }
-    fn run_group(&self, n: usize, mods: &[&ModulusDigits], bases: &[&[u64]], exps: &[&[u64]], vartime: bool) -> Vec<Vec<u64>> {
+    fn run_group(
+        &self,
+        n: usize,
+        mods: &[&ModulusDigits],
+        bases: &[&[u64]],
+        exps: &[&[u64]],
+        vartime: bool,
+    ) -> Vec<Vec<u64>> {
         run_group(self.form(n), n, mods, bases, exps, vartime)
     }
 }
@@ -102,19 +115,58 @@ impl LaneKernel for IfmaKernel {
 macro_rules! by_width {
     ($n:expr, $N:ident => $body:expr) => {
         match $n {
-            5 => { const $N: usize = 5; $body }
-            8 => { const $N: usize = 8; $body }
-            11 => { const $N: usize = 11; $body }
-            20 => { const $N: usize = 20; $body }
-            30 => { const $N: usize = 30; $body }
-            40 => { const $N: usize = 40; $body }
-            60 => { const $N: usize = 60; $body }
-            74 => { const $N: usize = 74; $body }
-            80 => { const $N: usize = 80; $body }
-            100 => { const $N: usize = 100; $body }
-            148 => { const $N: usize = 148; $body }
-            200 => { const $N: usize = 200; $body }
-            296 => { const $N: usize = 296; $body }
+            5 => {
+                const $N: usize = 5;
+                $body
+            }
+            8 => {
+                const $N: usize = 8;
+                $body
+            }
+            11 => {
+                const $N: usize = 11;
+                $body
+            }
+            20 => {
+                const $N: usize = 20;
+                $body
+            }
+            30 => {
+                const $N: usize = 30;
+                $body
+            }
+            40 => {
+                const $N: usize = 40;
+                $body
+            }
+            60 => {
+                const $N: usize = 60;
+                $body
+            }
+            74 => {
+                const $N: usize = 74;
+                $body
+            }
+            80 => {
+                const $N: usize = 80;
+                $body
+            }
+            100 => {
+                const $N: usize = 100;
+                $body
+            }
+            148 => {
+                const $N: usize = 148;
+                $body
+            }
+            200 => {
+                const $N: usize = 200;
+                $body
+            }
+            296 => {
+                const $N: usize = 296;
+                $body
+            }
             _ => unreachable!("widths come from KERNEL_DIGITS"),
         }
     };
@@ -148,13 +200,28 @@ pub fn modexp_group_ifma<S: Lanes, const N: usize>(
 ) -> Vec<Vec<u64>> {
     let ms: Vec<&[u64]> = mods.iter().map(|m| m.m.as_slice()).collect();
     let k0: Vec<u64> = mods.iter().map(|m| m.minv).collect();
-    let md = Moduli::<S, N> { m: load(s, &ms), k0: s.from_lanes(&k0) };
-    let one: [S::V; N] = load(s, &mods.iter().map(|m| m.one.as_slice()).collect::<Vec<_>>());
+    let md = Moduli::<S, N> {
+        m: load(s, &ms),
+        k0: s.from_lanes(&k0),
+    };
+    let one: [S::V; N] = load(
+        s,
+        &mods.iter().map(|m| m.one.as_slice()).collect::<Vec<_>>(),
+    );
     let r2: [S::V; N] = load(s, &mods.iter().map(|m| m.r2.as_slice()).collect::<Vec<_>>());
     let bd: Vec<Vec<u64>> = bases.iter().map(|b| to_digits(b, N)).collect();
     // base·R mod m, < 2m
-    let b = amm(s, &load(s, &bd.iter().map(|d| d.as_slice()).collect::<Vec<_>>()), &r2, &md);
-    let acc = if vartime { pow_vartime(s, &b, &one, exps, &md) } else { pow(s, &b, &one, exps, &md) };
+    let b = amm(
+        s,
+        &load(s, &bd.iter().map(|d| d.as_slice()).collect::<Vec<_>>()),
+        &r2,
+        &md,
+    );
+    let acc = if vartime {
+        pow_vartime(s, &b, &one, exps, &md)
+    } else {
+        pow(s, &b, &one, exps, &md)
+    };
     let out = store(s, &amm(s, &acc, &unit(s), &md));
     mods.iter().zip(&out).map(|(m, d)| m.canonical(d)).collect()
 }
@@ -174,7 +241,13 @@ fn square<S: Lanes, const N: usize>(s: S, a: &[S::V; N], md: &Moduli<S, N>) -> [
 /// Fixed-window exponentiation over every bit of the exponent limbs (lane exponents may
 /// differ; their limb count is public). `b`, `one` in Montgomery form.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
-fn pow<S: Lanes, const N: usize>(s: S, b: &[S::V; N], one: &[S::V; N], exps: &[&[u64]], md: &Moduli<S, N>) -> [S::V; N] {
+fn pow<S: Lanes, const N: usize>(
+    s: S,
+    b: &[S::V; N],
+    one: &[S::V; N],
+    exps: &[&[u64]],
+    md: &Moduli<S, N>,
+) -> [S::V; N] {
     let limbs = exps.iter().map(|e| e.len()).max().unwrap_or(0);
     let bits = 64 * limbs;
     // Same window table as the scalar backend.

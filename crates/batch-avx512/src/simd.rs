@@ -45,11 +45,17 @@ pub fn detect() -> Result<Ifma, String> {
         "avx512vl" => std::arch::is_x86_feature_detected!("avx512vl"),
         _ => false,
     };
-    let missing: Vec<&str> = ["avx512f", "avx512ifma", "avx512vl"].into_iter().filter(|f| !has(f)).collect();
+    let missing: Vec<&str> = ["avx512f", "avx512ifma", "avx512vl"]
+        .into_iter()
+        .filter(|f| !has(f))
+        .collect();
     if missing.is_empty() {
         Ok(Ifma(()))
     } else {
-        Err(format!("no AVX-512 IFMA on this CPU (missing {})", missing.join(", ")))
+        Err(format!(
+            "no AVX-512 IFMA on this CPU (missing {})",
+            missing.join(", ")
+        ))
     }
 }
 
@@ -211,14 +217,23 @@ pub fn modexp_group<S: Lanes, const N: usize>(
 /// [`crate::field::amm_ifma`] behind the proof. This wrapper has no target features, so the
 /// kernel cannot be inlined into it: every caller runs the one standalone copy.
 #[inline(never)]
-pub fn amm<S: Lanes, const N: usize>(s: S, a: &[S::V; N], b: &[S::V; N], m: &crate::field::Moduli<S, N>) -> [S::V; N] {
+pub fn amm<S: Lanes, const N: usize>(
+    s: S,
+    a: &[S::V; N],
+    b: &[S::V; N],
+    m: &crate::field::Moduli<S, N>,
+) -> [S::V; N] {
     // SAFETY: as above.
     unsafe { crate::field::amm_ifma::<S, N>(s, a, b, m) }
 }
 
 /// [`crate::field::ams_ifma`] behind the proof, out of line like [`amm`].
 #[inline(never)]
-pub fn ams<S: Lanes, const N: usize>(s: S, a: &[S::V; N], m: &crate::field::Moduli<S, N>) -> [S::V; N] {
+pub fn ams<S: Lanes, const N: usize>(
+    s: S,
+    a: &[S::V; N],
+    m: &crate::field::Moduli<S, N>,
+) -> [S::V; N] {
     // SAFETY: an `S` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
     unsafe { crate::field::ams_ifma::<S, N>(s, a, m) }
 }
@@ -228,14 +243,26 @@ pub fn ams<S: Lanes, const N: usize>(s: S, a: &[S::V; N], m: &crate::field::Modu
 /// Then the same for squarings ([`ams`]): `(mul zmm, mul ymm, sqr zmm, sqr ymm)`.
 pub fn kernel_bench(n: usize, reps: usize) -> (f64, f64, f64, f64) {
     fn run<S: Lanes, const N: usize, const SQR: bool>(s: S, reps: usize) -> f64 {
-        let digits: Vec<u64> = (0..N as u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 12) | 1).collect();
+        let digits: Vec<u64> = (0..N as u64)
+            .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 12) | 1)
+            .collect();
         let lanes = vec![digits.as_slice(); S::LANES];
-        let (x, m) = (crate::field::load::<S, N>(s, &lanes), crate::field::load::<S, N>(s, &lanes));
-        let md = crate::field::Moduli::<S, N> { m, k0: s.splat(0x3_0000_0001) };
+        let (x, m) = (
+            crate::field::load::<S, N>(s, &lanes),
+            crate::field::load::<S, N>(s, &lanes),
+        );
+        let md = crate::field::Moduli::<S, N> {
+            m,
+            k0: s.splat(0x3_0000_0001),
+        };
         let mut x = x;
         let t = std::time::Instant::now();
         for _ in 0..reps {
-            x = if SQR { ams(s, &x, &md) } else { amm(s, &x, &x, &md) };
+            x = if SQR {
+                ams(s, &x, &md)
+            } else {
+                amm(s, &x, &x, &md)
+            };
         }
         let el = t.elapsed().as_secs_f64();
         core::hint::black_box(x);

@@ -3,22 +3,34 @@
 //! jobs) and against the scalar backend at every RSA size, constant-time and `_vartime`.
 mod common;
 
-use batch_core::dev::{check_backend_vs_reference, check_modexp_vs_num_bigint, modexp_bases, random_modulus, rng, to_big};
+use batch_core::dev::{
+    check_backend_vs_reference, check_modexp_vs_num_bigint, modexp_bases, random_modulus, rng,
+    to_big,
+};
 use batch_core::{Backend, ModexpJob};
 use batch_scalar::ScalarBackend;
 
 #[test]
 fn modexp_vs_num_bigint_small_and_curve_sizes() {
-    let Some(bs) = common::ifma_or_skip("modexp_vs_num_bigint_small_and_curve_sizes") else { return };
+    let Some(bs) = common::ifma_or_skip("modexp_vs_num_bigint_small_and_curve_sizes") else {
+        return;
+    };
     for b in &bs {
         // every kernel width up to 11 digits, odd sizes at the edges of a width
-        check_modexp_vs_num_bigint(b, &[3, 64, 200, 256, 258, 259, 384, 414, 415, 521, 570], &[0, 1, 7, 8, 9], 1);
+        check_modexp_vs_num_bigint(
+            b,
+            &[3, 64, 200, 256, 258, 259, 384, 414, 415, 521, 570],
+            &[0, 1, 7, 8, 9],
+            1,
+        );
     }
 }
 
 #[test]
 fn modexp_vs_num_bigint_rsa_halves() {
-    let Some(bs) = common::ifma_or_skip("modexp_vs_num_bigint_rsa_halves") else { return };
+    let Some(bs) = common::ifma_or_skip("modexp_vs_num_bigint_rsa_halves") else {
+        return;
+    };
     for b in &bs {
         check_modexp_vs_num_bigint(b, &[1024], &[1, 3, 4, 5, 7, 8, 9, 17], 2);
         check_modexp_vs_num_bigint(b, &[1038, 1039, 1536, 2048], &[1, 9], 3);
@@ -28,10 +40,19 @@ fn modexp_vs_num_bigint_rsa_halves() {
 
 #[test]
 fn modexp_vs_scalar_rsa_sizes() {
-    let Some(bs) = common::ifma_or_skip("modexp_vs_scalar_rsa_sizes") else { return };
+    let Some(bs) = common::ifma_or_skip("modexp_vs_scalar_rsa_sizes") else {
+        return;
+    };
     let s = ScalarBackend::new();
     // RSA-2048 (1024-bit halves) over batch sizes around both lane counts and one large batch
-    check_backend_vs_reference(&s, &bs[0], &[], &[2048], &[0, 1, 3, 4, 5, 7, 8, 9, 16, 17, 1023], 5);
+    check_backend_vs_reference(
+        &s,
+        &bs[0],
+        &[],
+        &[2048],
+        &[0, 1, 3, 4, 5, 7, 8, 9, 16, 17, 1023],
+        5,
+    );
     check_backend_vs_reference(&s, &bs[1], &[], &[2048], &[3, 4, 5, 9], 5);
     for b in &bs {
         check_backend_vs_reference(&s, b, &[], &[3072, 4096, 7680], &[1, 8, 9], 6);
@@ -45,17 +66,30 @@ fn modexp_vs_scalar_rsa_sizes() {
 /// long one; plus the constant-time path on the same batch up to 4096 bits.
 #[test]
 fn modexp_vartime_vs_scalar_mixed_full_moduli() {
-    let Some(bs) = common::ifma_or_skip("modexp_vartime_vs_scalar_mixed_full_moduli") else { return };
+    let Some(bs) = common::ifma_or_skip("modexp_vartime_vs_scalar_mixed_full_moduli") else {
+        return;
+    };
     let s = ScalarBackend::new();
     let mut r = rng(8);
-    let sizes = [2048usize, 2048, 2047, 3072, 4096, 7680, 15360, 2048, 3071, 4095];
-    let moduli: Vec<Vec<u64>> = sizes.iter().map(|&bits| random_modulus(&mut r, bits)).collect();
+    let sizes = [
+        2048usize, 2048, 2047, 3072, 4096, 7680, 15360, 2048, 3071, 4095,
+    ];
+    let moduli: Vec<Vec<u64>> = sizes
+        .iter()
+        .map(|&bits| random_modulus(&mut r, bits))
+        .collect();
     let mrefs: Vec<&[u64]> = moduli.iter().map(|m| m.as_slice()).collect();
     let e65537 = [65537u64];
     let e3 = [3u64, 0];
     let long = [u64::MAX, 0x1234_5678];
     let n_jobs = 3 * moduli.len();
-    let bases: Vec<Vec<u64>> = (0..n_jobs).map(|i| modexp_bases(&mut r, &moduli[i % moduli.len()], 6).pop().unwrap()).collect();
+    let bases: Vec<Vec<u64>> = (0..n_jobs)
+        .map(|i| {
+            modexp_bases(&mut r, &moduli[i % moduli.len()], 6)
+                .pop()
+                .unwrap()
+        })
+        .collect();
     let jobs: Vec<ModexpJob<'_>> = (0..n_jobs)
         .map(|i| ModexpJob {
             base: &bases[i],
@@ -68,11 +102,25 @@ fn modexp_vartime_vs_scalar_mixed_full_moduli() {
         })
         .collect();
     let want_vt = s.modexp_vartime(&mrefs, &jobs).unwrap();
-    let small: Vec<ModexpJob<'_>> = jobs.iter().copied().filter(|j| sizes[j.modulus] <= 4096).collect();
+    let small: Vec<ModexpJob<'_>> = jobs
+        .iter()
+        .copied()
+        .filter(|j| sizes[j.modulus] <= 4096)
+        .collect();
     let want_ct = s.modexp(&mrefs, &small).unwrap();
     for b in &bs {
-        assert_eq!(b.modexp_vartime(&mrefs, &jobs).unwrap(), want_vt, "{}", b.description());
-        assert_eq!(b.modexp(&mrefs, &small).unwrap(), want_ct, "{}", b.description());
+        assert_eq!(
+            b.modexp_vartime(&mrefs, &jobs).unwrap(),
+            want_vt,
+            "{}",
+            b.description()
+        );
+        assert_eq!(
+            b.modexp(&mrefs, &small).unwrap(),
+            want_ct,
+            "{}",
+            b.description()
+        );
     }
 }
 
@@ -80,7 +128,9 @@ fn modexp_vartime_vs_scalar_mixed_full_moduli() {
 /// one batch (different buckets), base m − 1 and all-ones exponents, against num-bigint.
 #[test]
 fn modexp_exponent_shapes_vs_num_bigint() {
-    let Some(bs) = common::ifma_or_skip("modexp_exponent_shapes_vs_num_bigint") else { return };
+    let Some(bs) = common::ifma_or_skip("modexp_exponent_shapes_vs_num_bigint") else {
+        return;
+    };
     let mut r = rng(9);
     let m = random_modulus(&mut r, 1024);
     let mut m_minus_1 = m.clone();
@@ -89,14 +139,38 @@ fn modexp_exponent_shapes_vs_num_bigint() {
     let ones = [u64::MAX; 16];
     let short = [7u64];
     let exps: [&[u64]; 3] = [&lead_zero, &ones, &short];
-    let bases: Vec<Vec<u64>> = (0..27).map(|i| if i % 4 == 0 { m_minus_1.clone() } else { modexp_bases(&mut r, &m, 6).pop().unwrap() }).collect();
-    let jobs: Vec<ModexpJob<'_>> = (0..27).map(|i| ModexpJob { base: &bases[i], exponent: exps[i % 3], modulus: 0 }).collect();
+    let bases: Vec<Vec<u64>> = (0..27)
+        .map(|i| {
+            if i % 4 == 0 {
+                m_minus_1.clone()
+            } else {
+                modexp_bases(&mut r, &m, 6).pop().unwrap()
+            }
+        })
+        .collect();
+    let jobs: Vec<ModexpJob<'_>> = (0..27)
+        .map(|i| ModexpJob {
+            base: &bases[i],
+            exponent: exps[i % 3],
+            modulus: 0,
+        })
+        .collect();
     for b in &bs {
         for vartime in [false, true] {
-            let got = if vartime { b.modexp_vartime(&[&m], &jobs) } else { b.modexp(&[&m], &jobs) }.unwrap();
+            let got = if vartime {
+                b.modexp_vartime(&[&m], &jobs)
+            } else {
+                b.modexp(&[&m], &jobs)
+            }
+            .unwrap();
             for (i, (j, g)) in jobs.iter().zip(&got).enumerate() {
                 let want = to_big(j.base).modpow(&to_big(j.exponent), &to_big(&m));
-                assert_eq!(to_big(g.as_ref().unwrap()), want, "{} job {i} vartime {vartime}", b.description());
+                assert_eq!(
+                    to_big(g.as_ref().unwrap()),
+                    want,
+                    "{} job {i} vartime {vartime}",
+                    b.description()
+                );
             }
         }
     }

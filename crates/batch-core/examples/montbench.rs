@@ -23,7 +23,13 @@ fn setup<const L: usize>() -> (MontyParams<L>, Uint<L>, Uint<L>) {
 
 /// Runs `iters` dependent operations; `sqr` picks squaring over multiplication.
 #[inline(never)]
-fn run<const L: usize>(p: &MontyParams<L>, mut a: Uint<L>, b: &Uint<L>, sqr: bool, iters: usize) -> Uint<L> {
+fn run<const L: usize>(
+    p: &MontyParams<L>,
+    mut a: Uint<L>,
+    b: &Uint<L>,
+    sqr: bool,
+    iters: usize,
+) -> Uint<L> {
     if sqr {
         for _ in 0..iters {
             a = p.square(&a);
@@ -51,20 +57,29 @@ fn best_ns<const L: usize>(sqr: bool) -> f64 {
 fn bench<const L: usize>() {
     let mul = best_ns::<L>(false);
     let sqr = best_ns::<L>(true);
-    println!("L={L:>3} ({:>5} bits): mul {mul:>9.1} ns  square {sqr:>9.1} ns", 64 * L);
+    println!(
+        "L={L:>3} ({:>5} bits): mul {mul:>9.1} ns  square {sqr:>9.1} ns",
+        64 * L
+    );
 }
 
 fn one<const L: usize>(sqr: bool, iters: usize) {
     let (p, a, b) = setup::<L>();
     let r = run(black_box(&p), black_box(a), &b, sqr, iters);
-    println!("L={L} {} x{iters}: {:016x}", if sqr { "sqr" } else { "mul" }, r.0[0]);
+    println!(
+        "L={L} {} x{iters}: {:016x}",
+        if sqr { "sqr" } else { "mul" },
+        r.0[0]
+    );
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let Some(l) = args.first() {
         let sqr = args.get(1).is_some_and(|s| s == "sqr");
-        let iters = args.get(2).map_or(10_000, |s| s.parse().expect("iteration count"));
+        let iters = args
+            .get(2)
+            .map_or(10_000, |s| s.parse().expect("iteration count"));
         match l.as_str() {
             "4" => one::<4>(sqr, iters),
             "6" => one::<6>(sqr, iters),

@@ -13,9 +13,9 @@
 //! each computes its verdict with constant-time masks and branches only on that verdict, which
 //! is public (an invalid job gets an error). `scripts/ct-check.sh` checks this under Valgrind.
 
+use crate::ct::{declassify_mask, lt_mask};
 use crate::curve::{AffinePoint, Curve, EcUint};
 use crate::error::{Error, JobResult};
-use crate::ct::{declassify_mask, lt_mask};
 use crate::num::bits_public;
 
 /// Largest batch a single call accepts; split bigger work.
@@ -76,7 +76,11 @@ pub trait Backend: Send + Sync + core::fmt::Debug {
     /// `base^exponent mod m` for every job, constant-time in base and exponent.
     /// `moduli` are odd, `> 1`, at most [`MAX_MODULUS_BITS`] bits; results have the limb count
     /// of their modulus.
-    fn modexp(&self, moduli: &[&[u64]], jobs: &[ModexpJob<'_>]) -> Result<Vec<JobResult<Vec<u64>>>, Error>;
+    fn modexp(
+        &self,
+        moduli: &[&[u64]],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error>;
 
     /// As [`Backend::modexp`], variable-time: for public exponents and bases only.
     fn modexp_vartime(
@@ -86,7 +90,11 @@ pub trait Backend: Send + Sync + core::fmt::Debug {
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error>;
 
     /// Fixed-base `k·G` for every scalar `k < n`, constant-time; affine results.
-    fn mul_base(&self, curve: Curve, scalars: &[EcUint]) -> Result<Vec<JobResult<AffinePoint>>, Error>;
+    fn mul_base(
+        &self,
+        curve: Curve,
+        scalars: &[EcUint],
+    ) -> Result<Vec<JobResult<AffinePoint>>, Error>;
 
     /// Variable-base `k·Q` for every pair, constant-time in `k` and `Q`; affine results.
     fn mul_point(
@@ -109,11 +117,18 @@ pub trait Backend: Send + Sync + core::fmt::Debug {
 /// Checks batch-wide shape: batch size and parallel lengths.
 pub fn check_batch(len: usize, others: &[(&'static str, usize)]) -> Result<(), Error> {
     if len > MAX_BATCH {
-        return Err(Error::BatchTooLarge { len, max: MAX_BATCH });
+        return Err(Error::BatchTooLarge {
+            len,
+            max: MAX_BATCH,
+        });
     }
     for &(what, got) in others {
         if got != len {
-            return Err(Error::LengthMismatch { what, expected: len, got });
+            return Err(Error::LengthMismatch {
+                what,
+                expected: len,
+                got,
+            });
         }
     }
     Ok(())
@@ -143,9 +158,10 @@ pub fn check_modexp_job(
     modulus_ok: &[Result<(), Error>],
     job: &ModexpJob<'_>,
 ) -> Result<(), Error> {
-    let m = moduli
-        .get(job.modulus)
-        .ok_or(Error::NoSuchModulus { index: job.modulus, moduli: moduli.len() })?;
+    let m = moduli.get(job.modulus).ok_or(Error::NoSuchModulus {
+        index: job.modulus,
+        moduli: moduli.len(),
+    })?;
     modulus_ok[job.modulus].clone()?;
     // The base is secret (`c mod p` in RSA-CRT): compare in constant time.
     if !declassify_mask(lt_mask(job.base, m)) {
@@ -179,7 +195,12 @@ pub fn check_point_job(curve: Curve, k: &EcUint, q: &AffinePoint) -> Result<(), 
 
 /// Validates one `u₁·G + u₂·Q` job in the order every backend reports: `u₁`, `u₂`, then `Q`.
 /// The inputs are public here; the same constant-time checks serve (they cost little).
-pub fn check_double_job(curve: Curve, u1: &EcUint, u2: &EcUint, q: &AffinePoint) -> Result<(), Error> {
+pub fn check_double_job(
+    curve: Curve,
+    u1: &EcUint,
+    u2: &EcUint,
+    q: &AffinePoint,
+) -> Result<(), Error> {
     check_scalar(curve, u1)?;
     check_point_job(curve, u2, q)
 }

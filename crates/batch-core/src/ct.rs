@@ -48,7 +48,11 @@ pub fn lt_mask(a: &[u64], b: &[u64]) -> u64 {
     let n = a.len().max(b.len());
     let mut borrow = 0;
     for i in 0..n {
-        (_, borrow) = sbb(a.get(i).copied().unwrap_or(0), b.get(i).copied().unwrap_or(0), borrow);
+        (_, borrow) = sbb(
+            a.get(i).copied().unwrap_or(0),
+            b.get(i).copied().unwrap_or(0),
+            borrow,
+        );
     }
     mask_from_bit(borrow)
 }

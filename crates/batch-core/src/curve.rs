@@ -114,7 +114,11 @@ pub struct AffinePoint {
 }
 
 impl AffinePoint {
-    pub const IDENTITY: Self = Self { x: Uint::ZERO, y: Uint::ZERO, infinity: true };
+    pub const IDENTITY: Self = Self {
+        x: Uint::ZERO,
+        y: Uint::ZERO,
+        infinity: true,
+    };
 }
 
 /// One curve's constants for `L`-limb arithmetic, in Montgomery form where noted.

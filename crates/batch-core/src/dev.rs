@@ -22,7 +22,12 @@ pub fn rng(seed: u64) -> ChaCha20Rng {
 }
 
 pub fn to_big(limbs: &[u64]) -> BigUint {
-    BigUint::from_slice(&limbs.iter().flat_map(|w| [*w as u32, (*w >> 32) as u32]).collect::<Vec<_>>())
+    BigUint::from_slice(
+        &limbs
+            .iter()
+            .flat_map(|w| [*w as u32, (*w >> 32) as u32])
+            .collect::<Vec<_>>(),
+    )
 }
 
 pub fn from_big(x: &BigUint, limbs: usize) -> Vec<u64> {
@@ -65,7 +70,11 @@ pub fn modexp_bases(rng: &mut impl Rng, m: &[u64], count: usize) -> Vec<Vec<u64>
 
 /// Exponents: 0, 1, all-ones, then random, each `limbs` long.
 pub fn modexp_exponents(rng: &mut impl Rng, limbs: usize, count: usize) -> Vec<Vec<u64>> {
-    let mut out = vec![vec![0u64; limbs], from_big(&BigUint::from(1u8), limbs), vec![u64::MAX; limbs]];
+    let mut out = vec![
+        vec![0u64; limbs],
+        from_big(&BigUint::from(1u8), limbs),
+        vec![u64::MAX; limbs],
+    ];
     while out.len() < count {
         out.push((0..limbs).map(|_| rng.gen()).collect());
     }
@@ -76,49 +85,123 @@ pub fn modexp_exponents(rng: &mut impl Rng, limbs: usize, count: usize) -> Vec<V
 /// Checks `backend.modexp` and `modexp_vartime` against num-bigint for moduli of the given
 /// bit sizes (two moduli per batch, jobs alternating), over `sizes` batch sizes, plus a
 /// bad-job batch. Panics with the failing case.
-pub fn check_modexp_vs_num_bigint(backend: &dyn Backend, bit_sizes: &[usize], sizes: &[usize], seed: u64) {
+pub fn check_modexp_vs_num_bigint(
+    backend: &dyn Backend,
+    bit_sizes: &[usize],
+    sizes: &[usize],
+    seed: u64,
+) {
     let mut rng = rng(seed);
     for &bits in bit_sizes {
-        let moduli = [random_modulus(&mut rng, bits), random_modulus(&mut rng, bits)];
+        let moduli = [
+            random_modulus(&mut rng, bits),
+            random_modulus(&mut rng, bits),
+        ];
         let mrefs: Vec<&[u64]> = moduli.iter().map(|m| m.as_slice()).collect();
         let exp_limbs = bits.div_ceil(128).max(1);
         for &n in sizes {
-            let bases: Vec<Vec<u64>> = (0..n).map(|i| modexp_bases(&mut rng, &moduli[i % 2], 5 + i % 7).pop().unwrap()).collect();
+            let bases: Vec<Vec<u64>> = (0..n)
+                .map(|i| {
+                    modexp_bases(&mut rng, &moduli[i % 2], 5 + i % 7)
+                        .pop()
+                        .unwrap()
+                })
+                .collect();
             let exps = modexp_exponents(&mut rng, exp_limbs, n.max(3));
             let jobs: Vec<ModexpJob<'_>> = (0..n)
-                .map(|i| ModexpJob { base: &bases[i], exponent: &exps[i % exps.len()], modulus: i % 2 })
+                .map(|i| ModexpJob {
+                    base: &bases[i],
+                    exponent: &exps[i % exps.len()],
+                    modulus: i % 2,
+                })
                 .collect();
             for vartime in [false, true] {
-                let got = if vartime { backend.modexp_vartime(&mrefs, &jobs) } else { backend.modexp(&mrefs, &jobs) }
-                    .unwrap_or_else(|e| panic!("{}: batch of {n} at {bits} bits failed: {e}", backend.name()));
+                let got = if vartime {
+                    backend.modexp_vartime(&mrefs, &jobs)
+                } else {
+                    backend.modexp(&mrefs, &jobs)
+                }
+                .unwrap_or_else(|e| {
+                    panic!(
+                        "{}: batch of {n} at {bits} bits failed: {e}",
+                        backend.name()
+                    )
+                });
                 assert_eq!(got.len(), n);
                 for (i, (job, r)) in jobs.iter().zip(&got).enumerate() {
-                    let want = to_big(job.base).modpow(&to_big(job.exponent), &to_big(&moduli[job.modulus]));
-                    let r = r.as_ref().unwrap_or_else(|e| panic!("{}: job {i} failed: {e}", backend.name()));
+                    let want = to_big(job.base)
+                        .modpow(&to_big(job.exponent), &to_big(&moduli[job.modulus]));
+                    let r = r
+                        .as_ref()
+                        .unwrap_or_else(|e| panic!("{}: job {i} failed: {e}", backend.name()));
                     assert_eq!(r.len(), moduli[job.modulus].len(), "result limb count");
-                    assert_eq!(to_big(r), want, "{}: {bits}-bit job {i} of {n} (vartime {vartime})", backend.name());
+                    assert_eq!(
+                        to_big(r),
+                        want,
+                        "{}: {bits}-bit job {i} of {n} (vartime {vartime})",
+                        backend.name()
+                    );
                 }
             }
         }
         // Bad jobs fail alone.
         let m0 = &moduli[0];
         let too_big = from_big(&(to_big(m0) + 1u8), m0.len() + 1);
-        let even: Vec<u64> = moduli[1].iter().enumerate().map(|(i, w)| if i == 0 { w & !1 } else { *w }).collect();
+        let even: Vec<u64> = moduli[1]
+            .iter()
+            .enumerate()
+            .map(|(i, w)| if i == 0 { w & !1 } else { *w })
+            .collect();
         let bad_moduli: Vec<&[u64]> = vec![m0, &even];
         let one = [1u64];
         let good_base = [3u64];
         let jobs = [
-            ModexpJob { base: &good_base, exponent: &one, modulus: 0 },
-            ModexpJob { base: &too_big, exponent: &one, modulus: 0 },
-            ModexpJob { base: &good_base, exponent: &one, modulus: 1 },
-            ModexpJob { base: &good_base, exponent: &one, modulus: 7 },
-            ModexpJob { base: m0, exponent: &one, modulus: 0 },
+            ModexpJob {
+                base: &good_base,
+                exponent: &one,
+                modulus: 0,
+            },
+            ModexpJob {
+                base: &too_big,
+                exponent: &one,
+                modulus: 0,
+            },
+            ModexpJob {
+                base: &good_base,
+                exponent: &one,
+                modulus: 1,
+            },
+            ModexpJob {
+                base: &good_base,
+                exponent: &one,
+                modulus: 7,
+            },
+            ModexpJob {
+                base: m0,
+                exponent: &one,
+                modulus: 0,
+            },
         ];
-        let got = backend.modexp(&bad_moduli, &jobs).expect("batch-level success");
-        assert_eq!(to_big(got[0].as_ref().expect("good job")), BigUint::from(3u8));
+        let got = backend
+            .modexp(&bad_moduli, &jobs)
+            .expect("batch-level success");
+        assert_eq!(
+            to_big(got[0].as_ref().expect("good job")),
+            BigUint::from(3u8)
+        );
         assert_eq!(got[1], Err(Error::BaseOutOfRange));
-        assert!(matches!(got[2], Err(Error::InvalidModulus(_))), "{:?}", got[2]);
-        assert_eq!(got[3], Err(Error::NoSuchModulus { index: 7, moduli: 2 }));
+        assert!(
+            matches!(got[2], Err(Error::InvalidModulus(_))),
+            "{:?}",
+            got[2]
+        );
+        assert_eq!(
+            got[3],
+            Err(Error::NoSuchModulus {
+                index: 7,
+                moduli: 2
+            })
+        );
         assert_eq!(got[4], Err(Error::BaseOutOfRange));
     }
 }
@@ -126,14 +209,22 @@ pub fn check_modexp_vs_num_bigint(backend: &dyn Backend, bit_sizes: &[usize], si
 /// Edge and random scalars below `n` for a curve: 0, 1, 2, n−1, n−2, then random.
 pub fn ec_scalars(rng: &mut impl Rng, curve: Curve, count: usize) -> Vec<EcUint> {
     let n = to_big(&curve.order().0);
-    let mut out: Vec<BigUint> =
-        vec![0u8.into(), 1u8.into(), 2u8.into(), &n - 1u8, &n - 2u8, (&n - 1u8) >> 1];
+    let mut out: Vec<BigUint> = vec![
+        0u8.into(),
+        1u8.into(),
+        2u8.into(),
+        &n - 1u8,
+        &n - 2u8,
+        (&n - 1u8) >> 1,
+    ];
     while out.len() < count {
         let v: Vec<u64> = (0..curve.limbs()).map(|_| rng.gen()).collect();
         out.push(to_big(&v) % &n);
     }
     out.truncate(count);
-    out.iter().map(|v| Uint::from_limbs(&v.to_u64_digits()).expect("fits")).collect()
+    out.iter()
+        .map(|v| Uint::from_limbs(&v.to_u64_digits()).expect("fits"))
+        .collect()
 }
 
 /// Identity results from non-trivial inputs on every curve: `(n−1)·G + 1·G`, `G + (n−1)·G`,
@@ -147,12 +238,28 @@ pub fn check_identity_results_vs_reference(reference: &dyn Backend, candidate: &
         let q = [g, AffinePoint::IDENTITY, g, g, g];
         let u1 = [n1, one, EcUint::ZERO, n1, one];
         let u2 = [one, n1, one, n1, n1];
-        let got = candidate.mul_double_vartime(c, &u1, &u2, &q).expect("batch");
-        assert_eq!(got, reference.mul_double_vartime(c, &u1, &u2, &q).expect("batch"), "{c}");
+        let got = candidate
+            .mul_double_vartime(c, &u1, &u2, &q)
+            .expect("batch");
+        assert_eq!(
+            got,
+            reference
+                .mul_double_vartime(c, &u1, &u2, &q)
+                .expect("batch"),
+            "{c}"
+        );
         assert_eq!(got[0], Ok(AffinePoint::IDENTITY), "{c}: (n−1)·G + G");
         assert_eq!(got[4], Ok(AffinePoint::IDENTITY), "{c}: G + (n−1)·G");
-        assert_eq!(candidate.mul_point(c, &q, &u2).expect("batch"), reference.mul_point(c, &q, &u2).expect("batch"), "{c}");
-        assert_eq!(candidate.mul_base(c, &u1).expect("batch"), reference.mul_base(c, &u1).expect("batch"), "{c}");
+        assert_eq!(
+            candidate.mul_point(c, &q, &u2).expect("batch"),
+            reference.mul_point(c, &q, &u2).expect("batch"),
+            "{c}"
+        );
+        assert_eq!(
+            candidate.mul_base(c, &u1).expect("batch"),
+            reference.mul_base(c, &u1).expect("batch"),
+            "{c}"
+        );
     }
 }
 
@@ -174,8 +281,12 @@ pub fn check_backend_vs_reference(
         let g = curve.generator();
         // Points: multiples of G from the reference, plus G and the identity.
         let seeds = ec_scalars(&mut rng, curve, 8);
-        let mut points: Vec<AffinePoint> =
-            reference.mul_base(curve, &seeds).expect("reference").into_iter().map(|r| r.expect("ref")).collect();
+        let mut points: Vec<AffinePoint> = reference
+            .mul_base(curve, &seeds)
+            .expect("reference")
+            .into_iter()
+            .map(|r| r.expect("ref"))
+            .collect();
         points.push(g);
         for &len in sizes {
             let mut k = ec_scalars(&mut rng, curve, len.max(6));
@@ -191,13 +302,18 @@ pub fn check_backend_vs_reference(
                 off.y.0[0] ^= 2;
                 q[len / 3] = off;
             }
-            let cmp = |what: &str, a: Vec<JobResult<AffinePoint>>, b: Vec<JobResult<AffinePoint>>| {
-                assert_eq!(a.len(), len, "{label}: {what} {curve} batch {len}: length");
-                for (i, (x, y)) in a.iter().zip(&b).enumerate() {
-                    assert_eq!(x, y, "{label}: {what} {curve} batch {len} job {i}");
-                }
-            };
-            cmp("k·G", candidate.mul_base(curve, &k).expect("batch"), reference.mul_base(curve, &k).expect("batch"));
+            let cmp =
+                |what: &str, a: Vec<JobResult<AffinePoint>>, b: Vec<JobResult<AffinePoint>>| {
+                    assert_eq!(a.len(), len, "{label}: {what} {curve} batch {len}: length");
+                    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+                        assert_eq!(x, y, "{label}: {what} {curve} batch {len} job {i}");
+                    }
+                };
+            cmp(
+                "k·G",
+                candidate.mul_base(curve, &k).expect("batch"),
+                reference.mul_base(curve, &k).expect("batch"),
+            );
             cmp(
                 "k·Q",
                 candidate.mul_point(curve, &q, &k).expect("batch"),
@@ -205,19 +321,37 @@ pub fn check_backend_vs_reference(
             );
             cmp(
                 "u1·G+u2·Q",
-                candidate.mul_double_vartime(curve, &k, &k2, &q).expect("batch"),
-                reference.mul_double_vartime(curve, &k, &k2, &q).expect("batch"),
+                candidate
+                    .mul_double_vartime(curve, &k, &k2, &q)
+                    .expect("batch"),
+                reference
+                    .mul_double_vartime(curve, &k, &k2, &q)
+                    .expect("batch"),
             );
         }
     }
     for &bits in rsa_bits {
-        let moduli = [random_modulus(&mut rng, bits / 2), random_modulus(&mut rng, bits / 2)];
+        let moduli = [
+            random_modulus(&mut rng, bits / 2),
+            random_modulus(&mut rng, bits / 2),
+        ];
         let mrefs: Vec<&[u64]> = moduli.iter().map(|m| m.as_slice()).collect();
         let exps = modexp_exponents(&mut rng, bits.div_ceil(128), 6);
         for &len in sizes {
-            let bases: Vec<Vec<u64>> = (0..len).map(|i| modexp_bases(&mut rng, &moduli[i % 2], 4 + i % 5).pop().unwrap()).collect();
-            let jobs: Vec<ModexpJob<'_>> =
-                (0..len).map(|i| ModexpJob { base: &bases[i], exponent: &exps[i % 6], modulus: i % 2 }).collect();
+            let bases: Vec<Vec<u64>> = (0..len)
+                .map(|i| {
+                    modexp_bases(&mut rng, &moduli[i % 2], 4 + i % 5)
+                        .pop()
+                        .unwrap()
+                })
+                .collect();
+            let jobs: Vec<ModexpJob<'_>> = (0..len)
+                .map(|i| ModexpJob {
+                    base: &bases[i],
+                    exponent: &exps[i % 6],
+                    modulus: i % 2,
+                })
+                .collect();
             assert_eq!(
                 candidate.modexp(&mrefs, &jobs).expect("batch"),
                 reference.modexp(&mrefs, &jobs).expect("batch"),

@@ -13,7 +13,11 @@ pub enum Error {
     /// The backend failed for the whole batch (device lost, validation error, timeout).
     Backend(String),
     /// Parallel input slices of different lengths.
-    LengthMismatch { what: &'static str, expected: usize, got: usize },
+    LengthMismatch {
+        what: &'static str,
+        expected: usize,
+        got: usize,
+    },
     /// A batch with no jobs where at least one is required.
     EmptyBatch,
     /// A batch over the supported size.
@@ -52,7 +56,11 @@ impl core::fmt::Display for Error {
         match self {
             Error::Unavailable(why) => write!(f, "backend unavailable: {why}"),
             Error::Backend(why) => write!(f, "backend failed for the batch: {why}"),
-            Error::LengthMismatch { what, expected, got } => {
+            Error::LengthMismatch {
+                what,
+                expected,
+                got,
+            } => {
                 write!(f, "{what}: expected {expected} entries, got {got}")
             }
             Error::EmptyBatch => write!(f, "empty batch: at least one job is required"),
@@ -60,11 +68,17 @@ impl core::fmt::Display for Error {
                 write!(f, "batch of {len} jobs exceeds the maximum of {max}")
             }
             Error::NoSuchModulus { index, moduli } => {
-                write!(f, "job refers to modulus #{index}, but the batch has {moduli}")
+                write!(
+                    f,
+                    "job refers to modulus #{index}, but the batch has {moduli}"
+                )
             }
             Error::InvalidModulus(why) => write!(f, "invalid modulus: {why}"),
             Error::ModulusTooLarge { bits, max_bits } => {
-                write!(f, "modulus of {bits} bits exceeds the supported {max_bits} bits")
+                write!(
+                    f,
+                    "modulus of {bits} bits exceeds the supported {max_bits} bits"
+                )
             }
             Error::BaseOutOfRange => write!(f, "base is not below its modulus"),
             Error::ScalarOutOfRange { curve } => {

@@ -24,11 +24,23 @@ pub trait LaneKernel: Sync {
     /// Leftover groups of at most this many jobs run on the scalar kernel.
     fn scalar_tail_max(&self, lanes: usize) -> usize;
     /// One full group (`mods.len() == lanes`): canonical results per lane.
-    fn run_group(&self, digits: usize, mods: &[&ModulusDigits], bases: &[&[u64]], exps: &[&[u64]], vartime: bool) -> Vec<Vec<u64>>;
+    fn run_group(
+        &self,
+        digits: usize,
+        mods: &[&ModulusDigits],
+        bases: &[&[u64]],
+        exps: &[&[u64]],
+        vartime: bool,
+    ) -> Vec<Vec<u64>>;
 }
 
 /// Runs a modexp batch through `k` (see the module header).
-pub fn modexp_in_groups(k: &dyn LaneKernel, moduli: &[&[u64]], jobs: &[ModexpJob<'_>], vartime: bool) -> Vec<JobResult<Vec<u64>>> {
+pub fn modexp_in_groups(
+    k: &dyn LaneKernel,
+    moduli: &[&[u64]],
+    jobs: &[ModexpJob<'_>],
+    vartime: bool,
+) -> Vec<JobResult<Vec<u64>>> {
     let prepared: Vec<Result<ModulusDigits, Error>> = moduli
         .par_iter()
         .map(|m| {
@@ -36,7 +48,10 @@ pub fn modexp_in_groups(k: &dyn LaneKernel, moduli: &[&[u64]], jobs: &[ModexpJob
             k.prepare(m, bits_public(m))
         })
         .collect();
-    let ok: Vec<Result<(), Error>> = prepared.iter().map(|p| p.as_ref().map(|_| ()).map_err(Clone::clone)).collect();
+    let ok: Vec<Result<(), Error>> = prepared
+        .iter()
+        .map(|p| p.as_ref().map(|_| ()).map_err(Clone::clone))
+        .collect();
 
     let mut results: Vec<JobResult<Vec<u64>>> = Vec::with_capacity(jobs.len());
     // (kernel width, exponent limbs) → job indices; the key is public.
@@ -69,7 +84,14 @@ pub fn modexp_in_groups(k: &dyn LaneKernel, moduli: &[&[u64]], jobs: &[ModexpJob
         .map(|&i| {
             let job = jobs[i];
             let p = &prepared[job.modulus].as_ref().expect("checked").dyn_monty;
-            (i, if vartime { p.pow_vartime(job.base, job.exponent) } else { p.pow(job.base, job.exponent) })
+            (
+                i,
+                if vartime {
+                    p.pow_vartime(job.base, job.exponent)
+                } else {
+                    p.pow(job.base, job.exponent)
+                },
+            )
         })
         .collect();
     for (i, r) in tail_out {
@@ -79,7 +101,10 @@ pub fn modexp_in_groups(k: &dyn LaneKernel, moduli: &[&[u64]], jobs: &[ModexpJob
         .par_iter()
         .map(|&(n, lanes, g)| {
             let js: Vec<ModexpJob<'_>> = (0..lanes).map(|l| jobs[g[l.min(g.len() - 1)]]).collect();
-            let mods: Vec<&ModulusDigits> = js.iter().map(|j| prepared[j.modulus].as_ref().expect("checked")).collect();
+            let mods: Vec<&ModulusDigits> = js
+                .iter()
+                .map(|j| prepared[j.modulus].as_ref().expect("checked"))
+                .collect();
             let bases: Vec<&[u64]> = js.iter().map(|j| j.base).collect();
             let exps: Vec<&[u64]> = js.iter().map(|j| j.exponent).collect();
             (g, k.run_group(n, &mods, &bases, &exps, vartime))

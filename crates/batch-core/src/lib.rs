@@ -8,6 +8,7 @@
 //! - [`Error`]: what went wrong with which job or batch.
 //! - [`ct`]: constant-time comparisons on limb slices, and the hook of the Valgrind check.
 //! - [`pool::Pool`]: the thread pool a CPU backend spreads its batches over.
+//! - [`rcb`]: the complete point formulas, written once as macros every backend expands.
 #![forbid(unsafe_code)]
 
 pub mod backend;
@@ -19,6 +20,7 @@ pub mod error;
 pub mod groups;
 pub mod num;
 pub mod pool;
+pub mod rcb;
 
 pub use backend::{Availability, Backend, ModexpJob, MAX_BATCH, MAX_MODULUS_BITS};
 pub use curve::{AffinePoint, Curve, EcUint};

@@ -13,7 +13,10 @@ pub struct Pool {
 
 impl core::fmt::Debug for Pool {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Pool").field("threads", &self.threads()).field("private", &self.pool.is_some()).finish()
+        f.debug_struct("Pool")
+            .field("threads", &self.threads())
+            .field("private", &self.pool.is_some())
+            .finish()
     }
 }
 
@@ -30,7 +33,9 @@ impl Pool {
             .thread_name(move |i| format!("{name}-{i}"))
             .build()
             .map_err(|e| Error::Backend(format!("thread pool: {e}")))?;
-        Ok(Self { pool: Some(Arc::new(pool)) })
+        Ok(Self {
+            pool: Some(Arc::new(pool)),
+        })
     }
 
     /// Threads a batch is spread over.

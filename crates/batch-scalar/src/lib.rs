@@ -23,7 +23,9 @@ pub struct ScalarBackend {
 
 impl core::fmt::Debug for ScalarBackend {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("ScalarBackend").field("threads", &self.threads()).finish()
+        f.debug_struct("ScalarBackend")
+            .field("threads", &self.threads())
+            .finish()
     }
 }
 
@@ -35,7 +37,9 @@ impl ScalarBackend {
 
     /// Uses a private pool of `threads` threads (`1` for single-core figures).
     pub fn with_threads(threads: usize) -> Result<Self, Error> {
-        Ok(Self { pool: Pool::with_threads("batch-scalar", threads)? })
+        Ok(Self {
+            pool: Pool::with_threads("batch-scalar", threads)?,
+        })
     }
 
     /// Threads the batch is spread over.
@@ -54,14 +58,21 @@ impl Backend for ScalarBackend {
     }
 
     fn description(&self) -> String {
-        format!("CPU scalar, 64-bit limbs, Montgomery CIOS, {} thread(s)", self.threads())
+        format!(
+            "CPU scalar, 64-bit limbs, Montgomery CIOS, {} thread(s)",
+            self.threads()
+        )
     }
 
     fn availability(&self) -> Availability {
         Availability::Available
     }
 
-    fn modexp(&self, moduli: &[&[u64]], jobs: &[ModexpJob<'_>]) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+    fn modexp(
+        &self,
+        moduli: &[&[u64]],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         check_batch(jobs.len(), &[])?;
         Ok(self.install(|| modexp::modexp_batch(moduli, jobs, false)))
     }
@@ -75,7 +86,11 @@ impl Backend for ScalarBackend {
         Ok(self.install(|| modexp::modexp_batch(moduli, jobs, true)))
     }
 
-    fn mul_base(&self, curve: Curve, scalars: &[EcUint]) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+    fn mul_base(
+        &self,
+        curve: Curve,
+        scalars: &[EcUint],
+    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         check_batch(scalars.len(), &[])?;
         Ok(self.install(|| ecc::mul_base(curve, scalars)))
     }

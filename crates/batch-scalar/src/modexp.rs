@@ -12,14 +12,25 @@ use batch_core::{Error, JobResult, ModexpJob};
 use rayon::prelude::*;
 
 /// Runs a batch on the current rayon pool.
-pub fn modexp_batch(moduli: &[&[u64]], jobs: &[ModexpJob<'_>], vartime: bool) -> Vec<JobResult<Vec<u64>>> {
+pub fn modexp_batch(
+    moduli: &[&[u64]],
+    jobs: &[ModexpJob<'_>],
+    vartime: bool,
+) -> Vec<JobResult<Vec<u64>>> {
     let prepared: Vec<Result<DynMonty, Error>> = moduli.iter().map(|m| DynMonty::new(m)).collect();
-    let ok: Vec<Result<(), Error>> = prepared.iter().map(|p| p.as_ref().map(|_| ()).map_err(Clone::clone)).collect();
+    let ok: Vec<Result<(), Error>> = prepared
+        .iter()
+        .map(|p| p.as_ref().map(|_| ()).map_err(Clone::clone))
+        .collect();
     jobs.par_iter()
         .map(|job| {
             check_modexp_job(moduli, &ok, job)?;
             let p = prepared[job.modulus].as_ref().map_err(Clone::clone)?;
-            Ok(if vartime { p.pow_vartime(job.base, job.exponent) } else { p.pow(job.base, job.exponent) })
+            Ok(if vartime {
+                p.pow_vartime(job.base, job.exponent)
+            } else {
+                p.pow(job.base, job.exponent)
+            })
         })
         .collect()
 }

@@ -26,7 +26,8 @@ macro_rules! reference {
                 use $krate::elliptic_curve::ff::PrimeField;
                 let mut buf = vec![0u8; $curve.field_bytes()];
                 k.write_be_bytes(&mut buf);
-                Option::from($krate::Scalar::from_repr(buf.iter().copied().collect())).expect("test scalar below n")
+                Option::from($krate::Scalar::from_repr(buf.iter().copied().collect()))
+                    .expect("test scalar below n")
             }
 
             fn to_rc(p: &AffinePoint) -> $krate::ProjectivePoint {
@@ -41,7 +42,8 @@ macro_rules! reference {
                 let (x, y): ($krate::FieldBytes, $krate::FieldBytes) =
                     (x.iter().copied().collect(), y.iter().copied().collect());
                 let ep = $krate::EncodedPoint::from_affine_coordinates(&x, &y, false);
-                let a: Option<$krate::AffinePoint> = $krate::AffinePoint::from_encoded_point(&ep).into();
+                let a: Option<$krate::AffinePoint> =
+                    $krate::AffinePoint::from_encoded_point(&ep).into();
                 a.expect("test point on the curve").into()
             }
 
@@ -89,10 +91,30 @@ fn n_big(curve: Curve) -> BigUint {
 /// 0, 1, 2, 3, n−1, n−2, (n−1)/2, small values, powers of two below n, then random `< n`.
 fn scalars(curve: Curve, rng: &mut impl Rng, random: usize) -> Vec<EcUint> {
     let n = n_big(curve);
-    let mut v: Vec<BigUint> = [0u32, 1, 2, 3, 5, 7, 15, 16, 17, 31, 33, 63, 64, 65, 127, 128, 129, 255, 1 << 20]
-        .iter()
-        .map(|&s| BigUint::from(s))
-        .collect();
+    let mut v: Vec<BigUint> = [
+        0u32,
+        1,
+        2,
+        3,
+        5,
+        7,
+        15,
+        16,
+        17,
+        31,
+        33,
+        63,
+        64,
+        65,
+        127,
+        128,
+        129,
+        255,
+        1 << 20,
+    ]
+    .iter()
+    .map(|&s| BigUint::from(s))
+    .collect();
     v.extend([&n - 1u8, &n - 2u8, (&n - 1u8) >> 1, (&n >> 1) + 1u8]);
     for k in (0..curve.bits()).step_by(37).chain([curve.bits() - 1]) {
         let p = BigUint::from(1u8) << k;
@@ -117,8 +139,16 @@ fn neg(curve: Curve, p: &AffinePoint) -> AffinePoint {
         return *p;
     }
     let y = to_big(&p.y.0);
-    let y = if y == BigUint::from(0u8) { y } else { to_big(&curve.prime().0) - y };
-    AffinePoint { x: p.x, y: uint(&y), infinity: false }
+    let y = if y == BigUint::from(0u8) {
+        y
+    } else {
+        to_big(&curve.prime().0) - y
+    };
+    AffinePoint {
+        x: p.x,
+        y: uint(&y),
+        infinity: false,
+    }
 }
 
 fn check_curve<R: Reference>() {
@@ -138,14 +168,19 @@ fn check_curve<R: Reference>() {
     assert_eq!(ok(&got[0]), AffinePoint::IDENTITY);
     assert_eq!(ok(&got[1]), g);
     // (n−1)·G = −G
-    assert_eq!(ok(&be.mul_base(curve, &[uint(&(&n - 1u8))]).unwrap()[0]), neg(curve, &g));
+    assert_eq!(
+        ok(&be.mul_base(curve, &[uint(&(&n - 1u8))]).unwrap()[0]),
+        neg(curve, &g)
+    );
 
     // k·Q: random Q, G, −G, the identity
     let t: Vec<EcUint> = scalars(curve, &mut rng, 3).split_off(scalars(curve, &mut rng, 0).len());
     let mut qs: Vec<AffinePoint> = t.iter().map(R::mul_g).collect();
     qs.extend([g, neg(curve, &g), AffinePoint::IDENTITY]);
-    let pairs: Vec<(AffinePoint, EcUint)> =
-        qs.iter().flat_map(|q| ks.iter().step_by(2).map(move |k| (*q, *k))).collect();
+    let pairs: Vec<(AffinePoint, EcUint)> = qs
+        .iter()
+        .flat_map(|q| ks.iter().step_by(2).map(move |k| (*q, *k)))
+        .collect();
     let (pq, pk): (Vec<_>, Vec<_>) = pairs.iter().copied().unzip();
     let got = be.mul_point(curve, &pq, &pk).unwrap();
     for ((q, k), r) in pairs.iter().zip(&got) {
@@ -194,13 +229,27 @@ fn check_curve<R: Reference>() {
     let got = be.mul_double_vartime(curve, &u1, &u2, &pts).unwrap();
     for (i, r) in got.iter().enumerate() {
         let want = R::add(&R::mul_g(&u1[i]), &R::mul(&pts[i], &u2[i]));
-        assert_eq!(ok(r), want, "{curve} u1·G + u2·Q job {i}: u1 = {:?}, u2 = {:?}", u1[i], u2[i]);
+        assert_eq!(
+            ok(r),
+            want,
+            "{curve} u1·G + u2·Q job {i}: u1 = {:?}, u2 = {:?}",
+            u1[i],
+            u2[i]
+        );
     }
     // the cancelling jobs really are the identity (and the others are not all identity)
     let per = 10;
     for i in 0..ks.len() {
-        assert_eq!(ok(&got[i * per + 6]), AffinePoint::IDENTITY, "{curve} cancel job {i}");
-        assert_eq!(ok(&got[i * per + 9]), AffinePoint::IDENTITY, "{curve} Q = −G job {i}");
+        assert_eq!(
+            ok(&got[i * per + 6]),
+            AffinePoint::IDENTITY,
+            "{curve} cancel job {i}"
+        );
+        assert_eq!(
+            ok(&got[i * per + 9]),
+            AffinePoint::IDENTITY,
+            "{curve} Q = −G job {i}"
+        );
     }
     assert!(got.iter().filter(|r| ok(r).infinity).count() < got.len() / 2);
 }
@@ -235,7 +284,9 @@ fn check_sizes<R: Reference>() {
         let k: Vec<EcUint> = (0..len).map(|_| random_below(&mut rng, &n)).collect();
         let k2: Vec<EcUint> = (0..len).map(|_| random_below(&mut rng, &n)).collect();
         let base = R::mul_g(&random_below(&mut rng, &n));
-        let q: Vec<AffinePoint> = (0..len).map(|i| if i % 5 == 4 { curve.generator() } else { base }).collect();
+        let q: Vec<AffinePoint> = (0..len)
+            .map(|i| if i % 5 == 4 { curve.generator() } else { base })
+            .collect();
         let a = be.mul_base(curve, &k).unwrap();
         let b = be.mul_point(curve, &q, &k).unwrap();
         let c = be.mul_double_vartime(curve, &k, &k2, &q).unwrap();
@@ -243,8 +294,16 @@ fn check_sizes<R: Reference>() {
         for i in 0..len {
             let kg = R::mul_g(&k[i]);
             assert_eq!(ok(&a[i]), kg, "{curve} batch {len} k·G job {i}");
-            assert_eq!(ok(&b[i]), R::mul(&q[i], &k[i]), "{curve} batch {len} k·Q job {i}");
-            assert_eq!(ok(&c[i]), R::add(&kg, &R::mul(&q[i], &k2[i])), "{curve} batch {len} double job {i}");
+            assert_eq!(
+                ok(&b[i]),
+                R::mul(&q[i], &k[i]),
+                "{curve} batch {len} k·Q job {i}"
+            );
+            assert_eq!(
+                ok(&c[i]),
+                R::add(&kg, &R::mul(&q[i], &k2[i])),
+                "{curve} batch {len} double job {i}"
+            );
         }
     }
 }
@@ -273,8 +332,12 @@ fn check_bad_jobs<R: Reference>() {
     let bad_point = Err(Error::PointNotOnCurve { curve });
     // scalars: = n, n + 1, 2^bits − 1, all nine limbs set (wider than the curve)
     let wide = Uint([u64::MAX; 9]);
-    let scalar_bad =
-        [(3, uint(&n)), (31, uint(&(&n + 1u8))), (32, uint(&((BigUint::from(1u8) << curve.bits()) - 1u8))), (64, wide)];
+    let scalar_bad = [
+        (3, uint(&n)),
+        (31, uint(&(&n + 1u8))),
+        (32, uint(&((BigUint::from(1u8) << curve.bits()) - 1u8))),
+        (64, wide),
+    ];
     // points: y off by one, x = p (coordinates not reduced), identity with non-zero x, y = p − y
     // is fine (−Q) but y + p is not
     let mut off = base;
@@ -309,7 +372,11 @@ fn check_bad_jobs<R: Reference>() {
     for i in 0..len {
         match &want_point[i] {
             Some(e) => assert_eq!(&got[i], e, "{curve} k·Q bad job {i}"),
-            None => assert_eq!(ok(&got[i]), R::mul(&q[i], &k[i]), "{curve} k·Q good job {i}"),
+            None => assert_eq!(
+                ok(&got[i]),
+                R::mul(&q[i], &k[i]),
+                "{curve} k·Q good job {i}"
+            ),
         }
     }
 
@@ -324,7 +391,11 @@ fn check_bad_jobs<R: Reference>() {
         match &want_double[i] {
             Some(e) => assert_eq!(&got[i], e, "{curve} double bad job {i}"),
             None => {
-                assert_eq!(ok(&got[i]), R::add(&R::mul_g(&k[i]), &R::mul(&q[i], &k2[i])), "{curve} double good job {i}")
+                assert_eq!(
+                    ok(&got[i]),
+                    R::add(&R::mul_g(&k[i]), &R::mul(&q[i], &k2[i])),
+                    "{curve} double good job {i}"
+                )
             }
         }
     }

@@ -12,7 +12,12 @@ fn small_and_crt_half_sizes() {
 #[test]
 fn odd_widths_use_wider_kernels() {
     // Moduli that are not a whole number of limbs, or fall between kernel widths.
-    check_modexp_vs_num_bigint(&ScalarBackend::with_threads(1).unwrap(), &[1000, 2047, 3000, 3840, 4096], &[2], 3);
+    check_modexp_vs_num_bigint(
+        &ScalarBackend::with_threads(1).unwrap(),
+        &[1000, 2047, 3000, 3840, 4096],
+        &[2],
+        3,
+    );
 }
 
 #[test]

@@ -51,7 +51,9 @@ impl WgpuOptions {
     pub fn from_env() -> Self {
         Self {
             backends: wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all()),
-            adapter_name: std::env::var("WGPU_ADAPTER_NAME").ok().filter(|s| !s.is_empty()),
+            adapter_name: std::env::var("WGPU_ADAPTER_NAME")
+                .ok()
+                .filter(|s| !s.is_empty()),
             int64: std::env::var("BATCHSIG_WGPU_INT64").map_or(true, |v| v != "0" && v != "false"),
             ..Self::default()
         }
@@ -153,12 +155,20 @@ impl GpuContext {
         let adapter = match &opts.adapter_name {
             Some(want) => {
                 let adapters = instance.enumerate_adapters(opts.backends).await;
-                let names: Vec<String> =
-                    adapters.iter().map(|a| format!("{} ({:?})", a.get_info().name, a.get_info().backend)).collect();
+                let names: Vec<String> = adapters
+                    .iter()
+                    .map(|a| format!("{} ({:?})", a.get_info().name, a.get_info().backend))
+                    .collect();
                 let want_lc = want.to_lowercase();
-                adapters.into_iter().find(|a| a.get_info().name.to_lowercase().contains(&want_lc)).ok_or_else(
-                    || format!("no adapter matches WGPU_ADAPTER_NAME={want:?} among [{}]", names.join(", ")),
-                )?
+                adapters
+                    .into_iter()
+                    .find(|a| a.get_info().name.to_lowercase().contains(&want_lc))
+                    .ok_or_else(|| {
+                        format!(
+                            "no adapter matches WGPU_ADAPTER_NAME={want:?} among [{}]",
+                            names.join(", ")
+                        )
+                    })?
             }
             None => instance
                 .request_adapter(&wgpu::RequestAdapterOptions {
@@ -173,26 +183,46 @@ impl GpuContext {
         };
         let info = adapter.get_info();
         let downlevel = adapter.get_downlevel_capabilities();
-        if !downlevel.flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS) {
-            return Err(format!("adapter {} ({:?}) has no compute shaders", info.name, info.backend));
+        if !downlevel
+            .flags
+            .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+        {
+            return Err(format!(
+                "adapter {} ({:?}) has no compute shaders",
+                info.name, info.backend
+            ));
         }
         let mut limits = adapter.limits();
         if let Some(cap) = opts.max_storage_binding {
-            limits.max_storage_buffer_binding_size = limits.max_storage_buffer_binding_size.min(cap.into());
+            limits.max_storage_buffer_binding_size =
+                limits.max_storage_buffer_binding_size.min(cap.into());
         }
         let int64 = opts.int64 && adapter.features().contains(wgpu::Features::SHADER_INT64);
-        let arith = if int64 { shaders::Arith::Int64 } else { shaders::Arith::Portable };
+        let arith = if int64 {
+            shaders::Arith::Int64
+        } else {
+            shaders::Arith::Portable
+        };
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("batch-wgpu"),
-                required_features: if int64 { wgpu::Features::SHADER_INT64 } else { wgpu::Features::empty() },
+                required_features: if int64 {
+                    wgpu::Features::SHADER_INT64
+                } else {
+                    wgpu::Features::empty()
+                },
                 required_limits: limits.clone(),
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
                 memory_hints: wgpu::MemoryHints::Performance,
                 trace: wgpu::Trace::Off,
             })
             .await
-            .map_err(|e| format!("adapter {} ({:?}): cannot open a device: {e}", info.name, info.backend))?;
+            .map_err(|e| {
+                format!(
+                    "adapter {} ({:?}): cannot open a device: {e}",
+                    info.name, info.backend
+                )
+            })?;
 
         let lost = Arc::new(AtomicBool::new(false));
         let lost_reason = Arc::new(Mutex::new(String::new()));
@@ -207,7 +237,9 @@ impl GpuContext {
         }
         // Uncaptured errors would otherwise panic inside wgpu; every submission runs inside
         // an error scope, so these are only logged.
-        device.on_uncaptured_error(Arc::new(|e| eprintln!("batch-wgpu: uncaptured wgpu error: {e}")));
+        device.on_uncaptured_error(Arc::new(|e| {
+            eprintln!("batch-wgpu: uncaptured wgpu error: {e}")
+        }));
 
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("batch-wgpu"),
@@ -254,8 +286,19 @@ impl GpuContext {
     /// One line naming the adapter: name, backend API, software or hardware, driver.
     pub fn describe_adapter(&self) -> String {
         let i = &self.info;
-        let driver = if i.driver.is_empty() { String::new() } else { format!(", driver {} {}", i.driver, i.driver_info) };
-        format!("{} ({:?}, {}{}); {}", i.name, i.backend, device_type_word(i.device_type), driver.trim_end(), self.arith.describe())
+        let driver = if i.driver.is_empty() {
+            String::new()
+        } else {
+            format!(", driver {} {}", i.driver, i.driver_info)
+        };
+        format!(
+            "{} ({:?}, {}{}); {}",
+            i.name,
+            i.backend,
+            device_type_word(i.device_type),
+            driver.trim_end(),
+            self.arith.describe()
+        )
     }
 
     /// Exclusive use of the device for one batch (a poisoned lock is still usable: the
@@ -267,7 +310,8 @@ impl GpuContext {
     /// Jobs one dispatch can cover: one invocation per job, at most 65,535 workgroups (WebGPU's
     /// `maxComputeWorkgroupsPerDimension`) or the device's own limit.
     pub fn max_jobs_per_dispatch(&self) -> usize {
-        (self.limits.max_compute_workgroups_per_dimension as usize).min(65_535) * shaders::WORKGROUP_SIZE
+        (self.limits.max_compute_workgroups_per_dimension as usize).min(65_535)
+            * shaders::WORKGROUP_SIZE
     }
 
     /// Destroys the device, as a driver reset or a removed GPU would.
@@ -285,28 +329,40 @@ impl GpuContext {
     /// `Err` once the device is lost.
     pub fn check_alive(&self) -> Result<(), String> {
         if self.lost.load(Ordering::SeqCst) {
-            let why = self.lost_reason.lock().map(|s| s.clone()).unwrap_or_default();
+            let why = self
+                .lost_reason
+                .lock()
+                .map(|s| s.clone())
+                .unwrap_or_default();
             return Err(format!("GPU device lost ({why})"));
         }
         Ok(())
     }
 
     /// Compiles `src` and makes one pipeline per entry point, in order.
-    fn compile<const N: usize>(&self, what: &str, src: String, entries: [&str; N]) -> Result<[wgpu::ComputePipeline; N], String> {
+    fn compile<const N: usize>(
+        &self,
+        what: &str,
+        src: String,
+        entries: [&str; N],
+    ) -> Result<[wgpu::ComputePipeline; N], String> {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(what),
-            source: wgpu::ShaderSource::Wgsl(src.into()),
-        });
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(what),
+                source: wgpu::ShaderSource::Wgsl(src.into()),
+            });
         let pipelines = entries.map(|entry| {
-            self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&self.pipeline_layout),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
+            self.device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(entry),
+                    layout: Some(&self.pipeline_layout),
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
         });
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(format!("{what}: {e}"));
@@ -317,14 +373,26 @@ impl GpuContext {
     /// The pipelines for `limbs`, compiled on first use.
     pub fn modexp_pipelines(&self, limbs: usize) -> Result<Arc<ModexpPipelines>, String> {
         self.check_alive()?;
-        let mut cache = self.modexp_pipelines.lock().unwrap_or_else(|p| p.into_inner());
+        let mut cache = self
+            .modexp_pipelines
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         if let Some(p) = cache.get(&limbs) {
             return Ok(p.clone());
         }
         let what = format!("modexp shader for {limbs} limbs");
-        let [load, table, windows, bits_vartime, finish] =
-            self.compile(&what, shaders::modexp_source(limbs, self.arith), shaders::MODEXP_ENTRY_POINTS)?;
-        let p = Arc::new(ModexpPipelines { load, table, windows, bits_vartime, finish });
+        let [load, table, windows, bits_vartime, finish] = self.compile(
+            &what,
+            shaders::modexp_source(limbs, self.arith),
+            shaders::MODEXP_ENTRY_POINTS,
+        )?;
+        let p = Arc::new(ModexpPipelines {
+            load,
+            table,
+            windows,
+            bits_vartime,
+            finish,
+        });
         cache.insert(limbs, p.clone());
         Ok(p)
     }
@@ -343,23 +411,35 @@ impl GpuContext {
             return Ok(p.clone());
         }
         let what = format!("EC shader for {curve}");
-        let [load, table, windows, base, finish] =
-            self.compile(&what, shaders::ec_source(curve, self.arith), shaders::EC_ENTRY_POINTS)?;
+        let [load, table, windows, base, finish] = self.compile(
+            &what,
+            shaders::ec_source(curve, self.arith),
+            shaders::EC_ENTRY_POINTS,
+        )?;
         let (record, base_words) = consts();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let upload = |label: &str, words: &[u32]| {
-            self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: &bytes_of(words),
-                usage: wgpu::BufferUsages::STORAGE,
-            })
+            self.device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents: &bytes_of(words),
+                    usage: wgpu::BufferUsages::STORAGE,
+                })
         };
         let curve_record = upload("curve", &record);
         let base_table = upload("fixed-base table", &base_words);
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(format!("{curve} constants: {e}"));
         }
-        let p = Arc::new(EcPipelines { load, table, windows, base, finish, curve_record, base_table });
+        let p = Arc::new(EcPipelines {
+            load,
+            table,
+            windows,
+            base,
+            finish,
+            curve_record,
+            base_table,
+        });
         cache.insert(curve, p.clone());
         Ok(p)
     }
@@ -410,7 +490,11 @@ impl GpuContext {
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let init = |label: &str, words: &[u32], usage: wgpu::BufferUsages| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: &bytes_of(words), usage })
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: &bytes_of(words),
+                usage,
+            })
         };
         let storage = wgpu::BufferUsages::STORAGE;
         let uploaded: Vec<Option<wgpu::Buffer>> = inputs
@@ -450,24 +534,50 @@ impl GpuContext {
         });
         // one bind group per dispatch: only the uniform `first`/`steps` differ
         let bind = |first: usize, steps: usize| {
-            let params = init("params", &[count as u32, word1, first as u32, steps as u32], wgpu::BufferUsages::UNIFORM);
+            let params = init(
+                "params",
+                &[count as u32, word1, first as u32, steps as u32],
+                wgpu::BufferUsages::UNIFORM,
+            );
             device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some(label),
                 layout: &self.layout,
                 entries: &[
-                    wgpu::BindGroupEntry { binding: 0, resource: params.as_entire_binding() },
-                    wgpu::BindGroupEntry { binding: 1, resource: input_bufs[0].as_entire_binding() },
-                    wgpu::BindGroupEntry { binding: 2, resource: input_bufs[1].as_entire_binding() },
-                    wgpu::BindGroupEntry { binding: 3, resource: input_bufs[2].as_entire_binding() },
-                    wgpu::BindGroupEntry { binding: 4, resource: results_buf.as_entire_binding() },
-                    wgpu::BindGroupEntry { binding: 5, resource: scratch_buf.as_entire_binding() },
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: params.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: input_bufs[0].as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: input_bufs[1].as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: input_bufs[2].as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 4,
+                        resource: results_buf.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 5,
+                        resource: scratch_buf.as_entire_binding(),
+                    },
                 ],
             })
         };
         let workgroups = count.div_ceil(shaders::WORKGROUP_SIZE) as u32;
-        let mut enc = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+        let mut enc =
+            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
         {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes: None });
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(label),
+                timestamp_writes: None,
+            });
             for &(pipeline, first, steps) in plan {
                 pass.set_pipeline(pipeline);
                 pass.set_bind_group(0, &bind(first, steps), &[]);
@@ -485,14 +595,25 @@ impl GpuContext {
         if let Some(e) = validation_err.or(oom_err) {
             return Err(format!("wgpu error: {e}"));
         }
-        Ok(Pending { readback, submission, rx })
+        Ok(Pending {
+            readback,
+            submission,
+            rx,
+        })
     }
 
     /// Waits for a submitted chunk and reads its results back.
     pub fn collect(&self, pending: Pending) -> Result<Vec<u32>, String> {
-        let Pending { readback, submission, rx } = pending;
+        let Pending {
+            readback,
+            submission,
+            rx,
+        } = pending;
         self.device
-            .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(self.timeout) })
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(submission),
+                timeout: Some(self.timeout),
+            })
             .map_err(|e| format!("waiting for the GPU: {e}"))?;
         self.check_alive()?;
         match rx.recv_timeout(Duration::from_secs(5)) {
@@ -501,8 +622,12 @@ impl GpuContext {
             Err(_) => return Err("reading results back: the mapping never completed".into()),
         }
         let words: Vec<u32> = {
-            let view = readback.get_mapped_range(..).map_err(|e| format!("reading results back: {e}"))?;
-            view.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
+            let view = readback
+                .get_mapped_range(..)
+                .map_err(|e| format!("reading results back: {e}"))?;
+            view.chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect()
         };
         readback.unmap();
         Ok(words)

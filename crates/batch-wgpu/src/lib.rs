@@ -39,10 +39,10 @@ use std::sync::{Arc, OnceLock};
 use batch_core::backend::check_batch;
 use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
 
+use context::GpuContext;
 pub use context::WgpuOptions;
 /// The wgpu version this backend is built with (for [`WgpuOptions::backends`]).
 pub use wgpu;
-use context::GpuContext;
 
 /// The wgpu backend. Cheap to create; the device is opened on first use.
 #[derive(Clone)]
@@ -77,13 +77,20 @@ impl WgpuBackend {
 
     /// Explicit options (tests force backends, adapter names and small chunks).
     pub fn with_options(options: WgpuOptions) -> Self {
-        Self { options, context: Arc::new(OnceLock::new()), max_chunk_jobs: None }
+        Self {
+            options,
+            context: Arc::new(OnceLock::new()),
+            max_chunk_jobs: None,
+        }
     }
 
     /// The same backend and device, with at most `jobs` jobs per dispatch below the device's
     /// own limits (tests force small chunks to exercise the split path).
     pub fn with_max_chunk_jobs(&self, jobs: usize) -> Self {
-        Self { max_chunk_jobs: Some(jobs.max(1)), ..self.clone() }
+        Self {
+            max_chunk_jobs: Some(jobs.max(1)),
+            ..self.clone()
+        }
     }
 
     /// Destroys this backend's device, as a driver reset or a removed GPU would: every later
@@ -146,10 +153,15 @@ impl Backend for WgpuBackend {
     }
 
     fn is_emulated(&self) -> bool {
-        self.context().is_ok_and(|ctx| ctx.info.device_type == wgpu::DeviceType::Cpu)
+        self.context()
+            .is_ok_and(|ctx| ctx.info.device_type == wgpu::DeviceType::Cpu)
     }
 
-    fn modexp(&self, moduli: &[&[u64]], jobs: &[ModexpJob<'_>]) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+    fn modexp(
+        &self,
+        moduli: &[&[u64]],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         let ctx = self.context()?;
         check_batch(jobs.len(), &[])?;
         no_panic(|| modexp::modexp_batch(ctx, moduli, jobs, false, self.max_chunk_jobs))
@@ -165,7 +177,11 @@ impl Backend for WgpuBackend {
         no_panic(|| modexp::modexp_batch(ctx, moduli, jobs, true, self.max_chunk_jobs))
     }
 
-    fn mul_base(&self, curve: Curve, scalars: &[EcUint]) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+    fn mul_base(
+        &self,
+        curve: Curve,
+        scalars: &[EcUint],
+    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         let ctx = self.context()?;
         check_batch(scalars.len(), &[])?;
         no_panic(|| ecc::mul_base(ctx, curve, scalars, self.max_chunk_jobs))

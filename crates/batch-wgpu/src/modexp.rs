@@ -50,7 +50,10 @@ pub(crate) fn push_words(out: &mut Vec<u32>, limbs: &[u64], words: usize) {
 
 /// Little-endian `u32` words (an even number) back to `u64` limbs.
 pub(crate) fn from_words(words: &[u32]) -> Vec<u64> {
-    words.chunks_exact(2).map(|w| u64::from(w[0]) | (u64::from(w[1]) << 32)).collect()
+    words
+        .chunks_exact(2)
+        .map(|w| u64::from(w[0]) | (u64::from(w[1]) << 32))
+        .collect()
 }
 
 /// `−m⁻¹ mod 2^32` for odd `m0` (Newton: each step doubles the correct low bits from 3).
@@ -74,7 +77,10 @@ fn prepare(d: &DynMonty, limbs: usize) -> Prepared {
     push_words(&mut record, &d.reduce(&r2), limbs);
     push_words(&mut record, &d.reduce(&r), limbs);
     record.push(neg_inv_u32(m[0] as u32));
-    Prepared { limbs64: d.limbs(), record }
+    Prepared {
+        limbs64: d.limbs(),
+        record,
+    }
 }
 
 /// Runs a batch; `Err` only for the whole batch (device lost, validation error, timeout).
@@ -87,7 +93,10 @@ pub(crate) fn modexp_batch(
 ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
     let _device = ctx.lock();
     let prepared: Vec<Result<DynMonty, Error>> = moduli.iter().map(|m| DynMonty::new(m)).collect();
-    let ok: Vec<Result<(), Error>> = prepared.iter().map(|p| p.as_ref().map(|_| ()).map_err(Clone::clone)).collect();
+    let ok: Vec<Result<(), Error>> = prepared
+        .iter()
+        .map(|p| p.as_ref().map(|_| ()).map_err(Clone::clone))
+        .collect();
     let mut out: Vec<JobResult<Vec<u64>>> = Vec::with_capacity(jobs.len());
     // valid jobs by variant, in batch order
     let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
@@ -97,7 +106,10 @@ pub(crate) fn modexp_batch(
             Ok(()) => {
                 let bits = batch_core::num::bits_public(moduli[job.modulus]); // public by design; p may be secret
                 let Some(limbs) = shaders::variant_for_bits(bits) else {
-                    out.push(Err(Error::ModulusTooLarge { bits, max_bits: 32 * shaders::LIMB_VARIANTS[shaders::LIMB_VARIANTS.len() - 1] }));
+                    out.push(Err(Error::ModulusTooLarge {
+                        bits,
+                        max_bits: 32 * shaders::LIMB_VARIANTS[shaders::LIMB_VARIANTS.len() - 1],
+                    }));
                     continue;
                 };
                 out.push(Err(Error::Backend("job not run".into())));
@@ -112,21 +124,44 @@ pub(crate) fn modexp_batch(
     // is submitted (the iterator is lazy), while the previous chunk runs
     let mut plan_of = Vec::new();
     for (limbs, group) in &groups {
-        let exp_words = group.iter().map(|&i| 2 * jobs[i].exponent.len()).max().unwrap_or(1).max(1);
+        let exp_words = group
+            .iter()
+            .map(|&i| 2 * jobs[i].exponent.len())
+            .max()
+            .unwrap_or(1)
+            .max(1);
         let per_job = chunk_cap(ctx, *limbs, exp_words, max_chunk_jobs);
-        plan_of.extend(group.chunks(per_job).map(|chunk| (*limbs, exp_words, chunk)));
+        plan_of.extend(
+            group
+                .chunks(per_job)
+                .map(|chunk| (*limbs, exp_words, chunk)),
+        );
     }
-    let items = plan_of.into_iter().map(|(limbs, exp_words, chunk)| Chunk::build(&prepared, jobs, chunk, limbs, exp_words));
+    let items = plan_of
+        .into_iter()
+        .map(|(limbs, exp_words, chunk)| Chunk::build(&prepared, jobs, chunk, limbs, exp_words));
     ctx.run_chunks(
         items,
         |c| {
             let c = c.as_ref().map_err(Clone::clone)?;
             let pipelines = ctx.modexp_pipelines(c.limbs)?;
             let plan = dispatch_plan(&pipelines, c.limbs, c.exp_words, vartime);
-            let inputs = [Input::Words(&c.mod_words), Input::Words(&c.job_words), Input::Words(&c.exp_buf)];
+            let inputs = [
+                Input::Words(&c.mod_words),
+                Input::Words(&c.job_words),
+                Input::Words(&c.exp_buf),
+            ];
             let count = c.chunk.len();
             let scratch_words = count * SCRATCH_SLOTS * c.limbs;
-            ctx.submit_plan("modexp", &plan, count, c.exp_words as u32, inputs, count * c.limbs, scratch_words)
+            ctx.submit_plan(
+                "modexp",
+                &plan,
+                count,
+                c.exp_words as u32,
+                inputs,
+                count * c.limbs,
+                scratch_words,
+            )
         },
         |c, words| {
             if let Ok(c) = c {
@@ -140,11 +175,20 @@ pub(crate) fn modexp_batch(
 
 /// Jobs per dispatch: the largest per-job binding must fit the storage-binding and buffer
 /// limits, the workgroup count must fit one dimension.
-fn chunk_cap(ctx: &GpuContext, limbs: usize, exp_words: usize, max_chunk_jobs: Option<usize>) -> usize {
+fn chunk_cap(
+    ctx: &GpuContext,
+    limbs: usize,
+    exp_words: usize,
+    max_chunk_jobs: Option<usize>,
+) -> usize {
     // moduli records (3·LIMBS+1 words) are at most one per job in a chunk
     let widest_words = (3 * limbs + 1).max(exp_words).max(SCRATCH_SLOTS * limbs);
     // capped at 1 GiB: word indices in the shader are u32, and no chunk needs more
-    let max_binding = ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size).min(1 << 30) as usize;
+    let max_binding = ctx
+        .limits
+        .max_storage_buffer_binding_size
+        .min(ctx.limits.max_buffer_size)
+        .min(1 << 30) as usize;
     let by_memory = (max_binding / (4 * widest_words)).max(1);
     let by_dispatch = ctx.max_jobs_per_dispatch();
     let cap = by_memory.min(by_dispatch);
@@ -207,7 +251,13 @@ impl<'a> Chunk<'a> {
     }
 
     /// Checks and stores the chunk's results (`limbs` words per job).
-    fn finish(&self, moduli: &[&[u64]], jobs: &[ModexpJob<'_>], results: &[u32], out: &mut [JobResult<Vec<u64>>]) {
+    fn finish(
+        &self,
+        moduli: &[&[u64]],
+        jobs: &[ModexpJob<'_>],
+        results: &[u32],
+        out: &mut [JobResult<Vec<u64>>],
+    ) {
         let limbs = self.limbs;
         for (slot, &i) in self.chunk.iter().enumerate() {
             let job = &jobs[i];
@@ -218,7 +268,9 @@ impl<'a> Chunk<'a> {
             let ok = batch_core::ct::lt_mask(&r, moduli[job.modulus]);
             r.truncate(n);
             out[i] = if !batch_core::ct::declassify_mask(ok) {
-                Err(Error::FaultDetected("wgpu: modexp result not below its modulus"))
+                Err(Error::FaultDetected(
+                    "wgpu: modexp result not below its modulus",
+                ))
             } else {
                 Ok(r)
             };
@@ -246,18 +298,30 @@ fn dispatch_plan(
     let inner = limbs / shaders::unroll_factor(limbs);
     let split = |pipeline, from: usize, to: usize, per: usize| {
         let per = per.max(1);
-        (from..to).step_by(per).map(move |first| (pipeline, first, per.min(to - first)))
+        (from..to)
+            .step_by(per)
+            .map(move |first| (pipeline, first, per.min(to - first)))
     };
     let mut plan = vec![(&p.load, 0, 0)];
     // table entry 1 (the base in Montgomery form) for both paths, the rest for constant time
-    plan.extend(split(&p.table, 1, if vartime { 2 } else { TABLE }, LOOP_BUDGET / (mul + 1)));
+    plan.extend(split(
+        &p.table,
+        1,
+        if vartime { 2 } else { TABLE },
+        LOOP_BUDGET / (mul + 1),
+    ));
     if vartime {
         let per = LOOP_BUDGET.saturating_sub(exp_words) / (2 * mul + 1);
         plan.extend(split(&p.bits_vartime, 0, 32 * exp_words, per));
     } else {
         // a step is one multiplication, and for the last step of a window the table scan
         let per = LOOP_BUDGET / (mul + 1 + TABLE * (inner + 1) + inner);
-        plan.extend(split(&p.windows, 0, exp_words * 32 / WINDOW * (WINDOW + 1), per));
+        plan.extend(split(
+            &p.windows,
+            0,
+            exp_words * 32 / WINDOW * (WINDOW + 1),
+            per,
+        ));
     }
     plan.push((&p.finish, 0, 0));
     plan
@@ -282,7 +346,10 @@ mod tests {
         let p = prepare(&d, 16);
         let big = |w: &[u32]| BigUint::from_slice(w);
         let mb = big(&p.record[..16]);
-        assert_eq!(mb, BigUint::from_slice(&[1, 0xffff_ffff, 0x1234, 0, 0, 0x8000_0000]));
+        assert_eq!(
+            mb,
+            BigUint::from_slice(&[1, 0xffff_ffff, 0x1234, 0, 0, 0x8000_0000])
+        );
         let r = BigUint::from(1u8) << (32 * 16);
         assert_eq!(big(&p.record[16..32]), (&r * &r) % &mb);
         assert_eq!(big(&p.record[32..48]), &r % &mb);

@@ -36,8 +36,14 @@ impl Arith {
     /// The first piece of every shader: `mul_wide` and `mac`.
     fn products(self) -> (&'static str, &'static str) {
         match self {
-            Arith::Portable => ("mul_portable.wgsl", include_str!("../../../shaders/mul_portable.wgsl")),
-            Arith::Int64 => ("mul_int64.wgsl", include_str!("../../../shaders/mul_int64.wgsl")),
+            Arith::Portable => (
+                "mul_portable.wgsl",
+                include_str!("../../../shaders/mul_portable.wgsl"),
+            ),
+            Arith::Int64 => (
+                "mul_int64.wgsl",
+                include_str!("../../../shaders/mul_int64.wgsl"),
+            ),
         }
     }
 
@@ -52,7 +58,13 @@ impl Arith {
 
 /// Concatenates `parts` after the prelude and the product piece, expanding `//#unroll` with
 /// `u` copies per loop iteration.
-fn compose(prelude: String, arith: Arith, parts: &[(&str, &str)], limbs: usize, u: usize) -> String {
+fn compose(
+    prelude: String,
+    arith: Arith,
+    parts: &[(&str, &str)],
+    limbs: usize,
+    u: usize,
+) -> String {
     let mut src = prelude;
     for (name, text) in core::iter::once(arith.products()).chain(parts.iter().copied()) {
         src.push_str("\n// ---- ");
@@ -66,7 +78,10 @@ fn compose(prelude: String, arith: Arith, parts: &[(&str, &str)], limbs: usize, 
 /// The pieces of the modexp shader after the products, in order (later pieces use earlier ones).
 const MODEXP_PARTS: [(&str, &str); 3] = [
     ("bigint.wgsl", include_str!("../../../shaders/bigint.wgsl")),
-    ("montgomery.wgsl", include_str!("../../../shaders/montgomery.wgsl")),
+    (
+        "montgomery.wgsl",
+        include_str!("../../../shaders/montgomery.wgsl"),
+    ),
     ("modexp.wgsl", include_str!("../../../shaders/modexp.wgsl")),
 ];
 
@@ -82,8 +97,13 @@ fn prelude(limbs: usize) -> String {
 }
 
 /// Entry points of the modexp shader, in dispatch order (see `shaders/modexp.wgsl`).
-pub const MODEXP_ENTRY_POINTS: [&str; 5] =
-    ["modexp_load", "modexp_table", "modexp_windows", "modexp_bits_vartime", "modexp_finish"];
+pub const MODEXP_ENTRY_POINTS: [&str; 5] = [
+    "modexp_load",
+    "modexp_table",
+    "modexp_windows",
+    "modexp_bits_vartime",
+    "modexp_finish",
+];
 
 /// Loop iterations one invocation may run in one dispatch. llvmpipe (the software adapter)
 /// ends every loop of an invocation silently once 65,535 iterations have run in all
@@ -93,20 +113,33 @@ pub const LOOP_BUDGET: usize = 60_000;
 
 /// The full modexp shader for `limbs` 32-bit limbs.
 pub fn modexp_source(limbs: usize, arith: Arith) -> String {
-    compose(prelude(limbs), arith, &MODEXP_PARTS, limbs, unroll_factor(limbs))
+    compose(
+        prelude(limbs),
+        arith,
+        &MODEXP_PARTS,
+        limbs,
+        unroll_factor(limbs),
+    )
 }
 
 /// The pieces of the EC shader after the products, in order.
 const EC_PARTS: [(&str, &str); 5] = [
     ("bigint.wgsl", include_str!("../../../shaders/bigint.wgsl")),
-    ("montgomery.wgsl", include_str!("../../../shaders/montgomery.wgsl")),
+    (
+        "montgomery.wgsl",
+        include_str!("../../../shaders/montgomery.wgsl"),
+    ),
     ("field.wgsl", include_str!("../../../shaders/field.wgsl")),
     ("point.wgsl", include_str!("../../../shaders/point.wgsl")),
-    ("scalar_mul.wgsl", include_str!("../../../shaders/scalar_mul.wgsl")),
+    (
+        "scalar_mul.wgsl",
+        include_str!("../../../shaders/scalar_mul.wgsl"),
+    ),
 ];
 
 /// Entry points of the EC shader, in dispatch order (see `shaders/scalar_mul.wgsl`).
-pub const EC_ENTRY_POINTS: [&str; 5] = ["ec_load", "ec_table", "ec_windows", "ec_base", "ec_finish"];
+pub const EC_ENTRY_POINTS: [&str; 5] =
+    ["ec_load", "ec_table", "ec_windows", "ec_base", "ec_finish"];
 
 /// 32-bit limbs of a curve's field elements: twice the 64-bit limbs, so that the shader's
 /// Montgomery radix `2^(32·LIMBS)` is the host's `2^(64·L)` and values cross unchanged.
@@ -124,7 +157,10 @@ pub fn ec_windows(curve: Curve) -> usize {
 pub fn ec_source(curve: Curve, arith: Arith) -> String {
     let limbs = ec_limbs(curve);
     let mut pre = prelude(limbs);
-    pre.push_str(&format!("// {curve}\nconst WINDOWS: u32 = {}u;\n", ec_windows(curve)));
+    pre.push_str(&format!(
+        "// {curve}\nconst WINDOWS: u32 = {}u;\n",
+        ec_windows(curve)
+    ));
     compose(pre, arith, &EC_PARTS, limbs, limbs)
 }
 
@@ -132,7 +168,10 @@ pub fn ec_source(curve: Curve, arith: Arith) -> String {
 /// 4, 2, 1 that divides it. Full unrolling is not used: LLVM (llvmpipe) takes minutes on the
 /// basic blocks of a fully unrolled 120-limb multiplication.
 pub fn unroll_factor(limbs: usize) -> usize {
-    [16, 8, 4, 2, 1].into_iter().find(|&u| limbs.is_multiple_of(u)).unwrap_or(1)
+    [16, 8, 4, 2, 1]
+        .into_iter()
+        .find(|&u| limbs.is_multiple_of(u))
+        .unwrap_or(1)
 }
 
 /// Expands `//#unroll J s` … `//#end` (blocks do not nest): the lines between run for
@@ -150,7 +189,10 @@ fn unroll(text: &str, limbs: usize, u: usize) -> String {
             continue;
         };
         let start: usize = rest.trim().parse().expect("//#unroll J <start>");
-        let body: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "//#end").collect();
+        let body: Vec<&str> = lines
+            .by_ref()
+            .take_while(|l| l.trim() != "//#end")
+            .collect();
         let copy = |out: &mut String, j: &str| {
             out.push_str("{\n");
             for l in &body {
@@ -168,7 +210,9 @@ fn unroll(text: &str, limbs: usize, u: usize) -> String {
             copy(&mut out, &format!("{j}u"));
         }
         if aligned < limbs {
-            out.push_str(&format!("for (var u_j = {aligned}u; u_j < {limbs}u; u_j = u_j + {u}u) {{\n"));
+            out.push_str(&format!(
+                "for (var u_j = {aligned}u; u_j < {limbs}u; u_j = u_j + {u}u) {{\n"
+            ));
             for k in 0..u {
                 copy(&mut out, &format!("(u_j + {k}u)"));
             }
@@ -219,7 +263,9 @@ mod tests {
         };
         naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
             .validate(&module)
-            .unwrap_or_else(|e| panic!("{what}: naga validation error:\n{}", e.emit_to_string(src)));
+            .unwrap_or_else(|e| {
+                panic!("{what}: naga validation error:\n{}", e.emit_to_string(src))
+            });
         module
     }
 
@@ -227,8 +273,16 @@ mod tests {
     fn every_modexp_variant_parses_and_validates() {
         for arith in Arith::BOTH {
             for limbs in LIMB_VARIANTS {
-                let module = validate(&modexp_source(limbs, arith), arith, &format!("modexp, {limbs} limbs, {arith:?}"));
-                let entries: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+                let module = validate(
+                    &modexp_source(limbs, arith),
+                    arith,
+                    &format!("modexp, {limbs} limbs, {arith:?}"),
+                );
+                let entries: Vec<&str> = module
+                    .entry_points
+                    .iter()
+                    .map(|e| e.name.as_str())
+                    .collect();
                 assert_eq!(entries, MODEXP_ENTRY_POINTS, "{limbs} limbs");
             }
         }
@@ -240,24 +294,43 @@ mod tests {
     fn int64_path_needs_the_capability() {
         let src = modexp_source(16, Arith::Int64);
         let module = naga::front::wgsl::parse_str(&src).expect("parses");
-        let plain = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
-            .validate(&module);
-        assert!(plain.is_err(), "u64 arithmetic validated without SHADER_INT64");
+        let plain = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module);
+        assert!(
+            plain.is_err(),
+            "u64 arithmetic validated without SHADER_INT64"
+        );
     }
 
     #[test]
     fn every_ec_shader_parses_and_validates() {
-        for (curve, arith) in Curve::ALL.into_iter().flat_map(|c| Arith::BOTH.map(|a| (c, a))) {
+        for (curve, arith) in Curve::ALL
+            .into_iter()
+            .flat_map(|c| Arith::BOTH.map(|a| (c, a)))
+        {
             let src = ec_source(curve, arith);
             let module = validate(&src, arith, &format!("EC, {curve}, {arith:?}"));
-            let entries: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+            let entries: Vec<&str> = module
+                .entry_points
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect();
             assert_eq!(entries, EC_ENTRY_POINTS, "{curve}");
-            assert!(!src.lines().any(|l| l.trim_start().starts_with("//#")), "every block expanded");
+            assert!(
+                !src.lines().any(|l| l.trim_start().starts_with("//#")),
+                "every block expanded"
+            );
             // fully unrolled: the only loops are the multiplication's, the point program's
             // and the table scans'
             assert!(!src.contains("u_j"), "{curve}: limb loops left in");
             // 4·WINDOWS bits of scalar fit in LIMBS words
-            assert!(4 * ec_windows(curve) <= 32 * ec_limbs(curve) && 4 * ec_windows(curve) >= curve.bits());
+            assert!(
+                4 * ec_windows(curve) <= 32 * ec_limbs(curve)
+                    && 4 * ec_windows(curve) >= curve.bits()
+            );
         }
     }
 
@@ -273,14 +346,24 @@ mod tests {
             "a\n{\n  x[1u] = J_max + 1u;\n}\nfor (var u_j = 2u; u_j < 6u; u_j = u_j + 2u) {\n\
              {\n  x[(u_j + 0u)] = J_max + (u_j + 0u);\n}\n{\n  x[(u_j + 1u)] = J_max + (u_j + 1u);\n}\n}\nb\n"
         );
-        assert!(LIMB_VARIANTS.iter().all(|&l| l % unroll_factor(l) == 0 && unroll_factor(l) >= 8));
-        assert!(!modexp_source(32, Arith::Portable).lines().any(|l| l.trim_start().starts_with("//#")), "every block expanded");
+        assert!(LIMB_VARIANTS
+            .iter()
+            .all(|&l| l % unroll_factor(l) == 0 && unroll_factor(l) >= 8));
+        assert!(
+            !modexp_source(32, Arith::Portable)
+                .lines()
+                .any(|l| l.trim_start().starts_with("//#")),
+            "every block expanded"
+        );
     }
 
     #[test]
     fn variants_are_ordered_and_cover_the_trait() {
         assert!(LIMB_VARIANTS.windows(2).all(|w| w[0] < w[1]));
-        assert!(LIMB_VARIANTS.iter().all(|l| l % 2 == 0), "R = 2^(32·LIMBS) must be whole u64 limbs");
+        assert!(
+            LIMB_VARIANTS.iter().all(|l| l % 2 == 0),
+            "R = 2^(32·LIMBS) must be whole u64 limbs"
+        );
         assert_eq!(variant_for_bits(batch_core::MAX_MODULUS_BITS), Some(480));
         assert_eq!(variant_for_bits(batch_core::MAX_MODULUS_BITS + 1), None);
         assert_eq!(variant_for_bits(1024), Some(32));

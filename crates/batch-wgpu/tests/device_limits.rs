@@ -16,7 +16,10 @@ fn small_device_splits_batches_vs_scalar() {
     if common::wgpu_or_skip("small_device_splits_batches_vs_scalar").is_none() {
         return;
     }
-    let b = WgpuBackend::with_options(WgpuOptions { max_storage_binding: Some(128 << 10), ..WgpuOptions::from_env() });
+    let b = WgpuBackend::with_options(WgpuOptions {
+        max_storage_binding: Some(128 << 10),
+        ..WgpuOptions::from_env()
+    });
     let s = ScalarBackend::with_threads(1).unwrap();
     check_backend_vs_reference(&s, &b, &[Curve::P256], &[2048], &[130], 31);
 }
@@ -32,12 +35,19 @@ fn lost_device_fails_batches_with_an_error() {
     assert_eq!(before[0], Ok(Curve::P256.generator()));
     b.destroy_device();
     let m = [0xffff_fffb_u64];
-    let jobs = [ModexpJob { base: &[3], exponent: &[5], modulus: 0 }];
+    let jobs = [ModexpJob {
+        base: &[3],
+        exponent: &[5],
+        modulus: 0,
+    }];
     let failed = |r: Result<usize, Error>| match r {
         Err(Error::Backend(why)) => assert!(why.contains("device lost"), "{why}"),
         other => panic!("a lost device must fail the batch, got {other:?}"),
     };
     failed(b.mul_base(Curve::P256, &k).map(|v| v.len()));
-    failed(b.mul_point(Curve::P384, &[Curve::P384.generator()], &[EcUint::ONE]).map(|v| v.len()));
+    failed(
+        b.mul_point(Curve::P384, &[Curve::P384.generator()], &[EcUint::ONE])
+            .map(|v| v.len()),
+    );
     failed(b.modexp(&[&m], &jobs).map(|v| v.len()));
 }

@@ -16,19 +16,32 @@ fn scalar() -> ScalarBackend {
 
 #[test]
 fn ecc_vs_scalar_p256() {
-    let Some(b) = common::wgpu_or_skip("ecc_vs_scalar_p256") else { return };
-    check_backend_vs_reference(&scalar(), &b, &[Curve::P256], &[], &[0, 1, 5, 63, 64, 65], 21);
+    let Some(b) = common::wgpu_or_skip("ecc_vs_scalar_p256") else {
+        return;
+    };
+    check_backend_vs_reference(
+        &scalar(),
+        &b,
+        &[Curve::P256],
+        &[],
+        &[0, 1, 5, 63, 64, 65],
+        21,
+    );
 }
 
 #[test]
 fn ecc_vs_scalar_p384() {
-    let Some(b) = common::wgpu_or_skip("ecc_vs_scalar_p384") else { return };
+    let Some(b) = common::wgpu_or_skip("ecc_vs_scalar_p384") else {
+        return;
+    };
     check_backend_vs_reference(&scalar(), &b, &[Curve::P384], &[], &[1, 6], 22);
 }
 
 #[test]
 fn ecc_vs_scalar_p521() {
-    let Some(b) = common::wgpu_or_skip("ecc_vs_scalar_p521") else { return };
+    let Some(b) = common::wgpu_or_skip("ecc_vs_scalar_p521") else {
+        return;
+    };
     check_backend_vs_reference(&scalar(), &b, &[Curve::P521], &[], &[1, 6], 23);
 }
 
@@ -36,7 +49,9 @@ fn ecc_vs_scalar_p521() {
 /// the adapter has SHADER_INT64).
 #[test]
 fn ecc_portable_path_vs_scalar() {
-    let Some(b) = common::wgpu_portable_or_skip("ecc_portable_path_vs_scalar") else { return };
+    let Some(b) = common::wgpu_portable_or_skip("ecc_portable_path_vs_scalar") else {
+        return;
+    };
     check_backend_vs_reference(&scalar(), &b, &[Curve::P256], &[], &[1, 65], 25);
     check_backend_vs_reference(&scalar(), &b, &[Curve::P521], &[], &[5], 26);
 }
@@ -44,14 +59,25 @@ fn ecc_portable_path_vs_scalar() {
 /// A batch split into chunks of 7 (forced below the device limits) gives the scalar results.
 #[test]
 fn ecc_split_into_chunks_vs_scalar() {
-    let Some(b) = common::wgpu_or_skip("ecc_split_into_chunks_vs_scalar") else { return };
-    check_backend_vs_reference(&scalar(), &b.with_max_chunk_jobs(7), &[Curve::P256], &[], &[7, 8, 22], 24);
+    let Some(b) = common::wgpu_or_skip("ecc_split_into_chunks_vs_scalar") else {
+        return;
+    };
+    check_backend_vs_reference(
+        &scalar(),
+        &b.with_max_chunk_jobs(7),
+        &[Curve::P256],
+        &[],
+        &[7, 8, 22],
+        24,
+    );
 }
 
 /// Identity results from non-trivial inputs (the shared helper): `(n−1)·G + 1·G`, `k·O`,
 /// and `(n−1)·G` as `−G`.
 #[test]
 fn ecc_identity_results_vs_scalar() {
-    let Some(b) = common::wgpu_or_skip("ecc_identity_results_vs_scalar") else { return };
+    let Some(b) = common::wgpu_or_skip("ecc_identity_results_vs_scalar") else {
+        return;
+    };
     check_identity_results_vs_reference(&scalar(), &b);
 }

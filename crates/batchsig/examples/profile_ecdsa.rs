@@ -13,11 +13,18 @@ fn main() {
     let rounds: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(10);
     let backend = batch_scalar::ScalarBackend::with_threads(1).expect("pool");
     let key = test_keys::ecdsa(curve);
-    let msgs: Vec<Vec<u8>> = (0..batch).map(|i| format!("message {i}").into_bytes()).collect();
+    let msgs: Vec<Vec<u8>> = (0..batch)
+        .map(|i| format!("message {i}").into_bytes())
+        .collect();
     let refs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
     let mut ok = 0;
     for _ in 0..rounds {
-        ok += key.sign_batch(&backend, &refs).expect("batch").iter().filter(|r| r.is_ok()).count();
+        ok += key
+            .sign_batch(&backend, &refs)
+            .expect("batch")
+            .iter()
+            .filter(|r| r.is_ok())
+            .count();
     }
     println!("{curve}: {ok} signatures");
 }

@@ -15,15 +15,26 @@ fn main() {
         _ => Box::new(batch_avx512::Avx512Backend::with_threads(1).expect("pool")),
     };
     let key = test_keys::rsa(bits);
-    let msgs: Vec<Vec<u8>> = (0..batch).map(|i| format!("message {i}").into_bytes()).collect();
+    let msgs: Vec<Vec<u8>> = (0..batch)
+        .map(|i| format!("message {i}").into_bytes())
+        .collect();
     let refs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
     // Everything (the scheme's own parallel steps too) on one thread.
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
     let mut ok = 0;
     let t = std::time::Instant::now();
     for _ in 0..rounds {
-        let sigs = pool.install(|| key.sign_batch(&*backend, RsaScheme::pkcs1v15(HashAlg::Sha256), &refs)).expect("batch");
+        let sigs = pool
+            .install(|| key.sign_batch(&*backend, RsaScheme::pkcs1v15(HashAlg::Sha256), &refs))
+            .expect("batch");
         ok += sigs.iter().filter(|r| r.is_ok()).count();
     }
-    println!("RSA-{bits} on {}: {ok} signatures, {:.0}/s", backend.name(), ok as f64 / t.elapsed().as_secs_f64());
+    println!(
+        "RSA-{bits} on {}: {ok} signatures, {:.0}/s",
+        backend.name(),
+        ok as f64 / t.elapsed().as_secs_f64()
+    );
 }

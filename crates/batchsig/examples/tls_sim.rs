@@ -5,14 +5,16 @@
 //! `cargo run --release -p batchsig --example tls_sim [N] [backend] [chain depth] [kex group]`
 //! (defaults: 256, the default backend, 2, secp256r1).
 use batchsig::tls::{
-    compare_security_levels, format_comparison, format_table, simulate, KexGroup, Suite, TlsSimConfig,
+    compare_security_levels, format_comparison, format_table, simulate, KexGroup, Suite,
+    TlsSimConfig,
 };
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(256);
     let backend = match args.next() {
-        Some(name) => batchsig::backend::by_name(&name).unwrap_or_else(|| panic!("no backend called {name:?}")),
+        Some(name) => batchsig::backend::by_name(&name)
+            .unwrap_or_else(|| panic!("no backend called {name:?}")),
         None => batchsig::backend::default_backend(),
     };
     let depth: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(2);
@@ -31,7 +33,11 @@ fn main() {
         config.chain_depth = depth;
         config.corrupt = 1;
         let report = simulate(&*backend, &config).expect("simulation");
-        assert_eq!(report.failed, report.corrupted, "only the corrupted handshake may fail: {:?}", report.failures);
+        assert_eq!(
+            report.failed, report.corrupted,
+            "only the corrupted handshake may fail: {:?}",
+            report.failures
+        );
         reports.push(report);
     }
     print!("{}", format_table(&reports));

@@ -70,7 +70,9 @@ pub struct AutoBackend {
 
 impl core::fmt::Debug for AutoBackend {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("AutoBackend").field("routes", &self.description()).finish()
+        f.debug_struct("AutoBackend")
+            .field("routes", &self.description())
+            .finish()
     }
 }
 
@@ -79,9 +81,14 @@ impl AutoBackend {
     pub fn new(fallback: Arc<dyn Backend>, routes: Vec<(Operation, Arc<dyn Backend>)>) -> Self {
         let supports = |op: &Operation, b: &Arc<dyn Backend>| match op {
             Operation::Modexp | Operation::ModexpVartime => true,
-            Operation::MulBase(c) | Operation::MulPoint(c) | Operation::MulDoubleVartime(c) => b.curves().contains(c),
+            Operation::MulBase(c) | Operation::MulPoint(c) | Operation::MulDoubleVartime(c) => {
+                b.curves().contains(c)
+            }
         };
-        let routes = routes.into_iter().filter(|(op, b)| b.availability().is_available() && supports(op, b)).collect();
+        let routes = routes
+            .into_iter()
+            .filter(|(op, b)| b.availability().is_available() && supports(op, b))
+            .collect();
         Self { fallback, routes }
     }
 
@@ -118,7 +125,10 @@ impl AutoBackend {
 
     /// The backend that runs `op`.
     pub fn route(&self, op: Operation) -> &dyn Backend {
-        self.routes.iter().find(|(o, _)| *o == op).map_or(self.fallback.as_ref(), |(_, b)| b.as_ref())
+        self.routes
+            .iter()
+            .find(|(o, _)| *o == op)
+            .map_or(self.fallback.as_ref(), |(_, b)| b.as_ref())
     }
 }
 
@@ -128,11 +138,19 @@ impl Backend for AutoBackend {
     }
 
     fn description(&self) -> String {
-        let routes: Vec<String> = self.routes.iter().map(|(op, b)| format!("{op:?}→{}", b.name())).collect();
+        let routes: Vec<String> = self
+            .routes
+            .iter()
+            .map(|(op, b)| format!("{op:?}→{}", b.name()))
+            .collect();
         if routes.is_empty() {
             format!("every operation on {}", self.fallback.name())
         } else {
-            format!("per operation: {}; the rest on {}", routes.join(", "), self.fallback.name())
+            format!(
+                "per operation: {}; the rest on {}",
+                routes.join(", "),
+                self.fallback.name()
+            )
         }
     }
 
@@ -140,20 +158,40 @@ impl Backend for AutoBackend {
         self.fallback.availability()
     }
 
-    fn modexp(&self, moduli: &[&[u64]], jobs: &[ModexpJob<'_>]) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+    fn modexp(
+        &self,
+        moduli: &[&[u64]],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         self.route(Operation::Modexp).modexp(moduli, jobs)
     }
 
-    fn modexp_vartime(&self, moduli: &[&[u64]], jobs: &[ModexpJob<'_>]) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
-        self.route(Operation::ModexpVartime).modexp_vartime(moduli, jobs)
+    fn modexp_vartime(
+        &self,
+        moduli: &[&[u64]],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        self.route(Operation::ModexpVartime)
+            .modexp_vartime(moduli, jobs)
     }
 
-    fn mul_base(&self, curve: Curve, scalars: &[EcUint]) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-        self.route(Operation::MulBase(curve)).mul_base(curve, scalars)
+    fn mul_base(
+        &self,
+        curve: Curve,
+        scalars: &[EcUint],
+    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+        self.route(Operation::MulBase(curve))
+            .mul_base(curve, scalars)
     }
 
-    fn mul_point(&self, curve: Curve, points: &[AffinePoint], scalars: &[EcUint]) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-        self.route(Operation::MulPoint(curve)).mul_point(curve, points, scalars)
+    fn mul_point(
+        &self,
+        curve: Curve,
+        points: &[AffinePoint],
+        scalars: &[EcUint],
+    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+        self.route(Operation::MulPoint(curve))
+            .mul_point(curve, points, scalars)
     }
 
     fn mul_double_vartime(
@@ -163,7 +201,8 @@ impl Backend for AutoBackend {
         u2: &[EcUint],
         points: &[AffinePoint],
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-        self.route(Operation::MulDoubleVartime(curve)).mul_double_vartime(curve, u1, u2, points)
+        self.route(Operation::MulDoubleVartime(curve))
+            .mul_double_vartime(curve, u1, u2, points)
     }
 }
 
@@ -176,7 +215,11 @@ mod tests {
         let scalar: Arc<dyn Backend> = Arc::new(batch_scalar::ScalarBackend::new());
         let avx2: Arc<dyn Backend> = Arc::new(batch_avx2::Avx2Backend::new());
         let auto = AutoBackend::new(scalar, vec![(Operation::Modexp, avx2.clone())]);
-        let want = if avx2.availability().is_available() { "avx2" } else { "scalar" };
+        let want = if avx2.availability().is_available() {
+            "avx2"
+        } else {
+            "scalar"
+        };
         assert_eq!(auto.route(Operation::Modexp).name(), want);
         assert_eq!(auto.route(Operation::MulBase(Curve::P256)).name(), "scalar");
         assert!(auto.availability().is_available());
@@ -187,7 +230,13 @@ mod tests {
         let auto = AutoBackend::measured();
         let ifma = batch_avx512::cpu_support().is_ok();
         let avx2 = batch_avx2::Avx2Backend::new().availability().is_available();
-        let want = if ifma { "avx512" } else if avx2 { "avx2" } else { "scalar" };
+        let want = if ifma {
+            "avx512"
+        } else if avx2 {
+            "avx2"
+        } else {
+            "scalar"
+        };
         assert_eq!(auto.route(Operation::Modexp).name(), want);
         assert_eq!(auto.route(Operation::ModexpVartime).name(), want);
         // avx512 lists no curve: an EC route to it falls back.
@@ -203,14 +252,24 @@ mod tests {
     #[test]
     fn auto_agrees_with_scalar() {
         let scalar = batch_scalar::ScalarBackend::new();
-        batch_core::dev::check_backend_vs_reference(&scalar, &AutoBackend::measured(), &Curve::ALL, &[2048], &[0, 1, 5, 9], 77);
+        batch_core::dev::check_backend_vs_reference(
+            &scalar,
+            &AutoBackend::measured(),
+            &Curve::ALL,
+            &[2048],
+            &[0, 1, 5, 9],
+            77,
+        );
     }
 
     #[test]
     fn registry_names_are_unique() {
         let names: Vec<&str> = all_backends().iter().map(|b| b.name()).collect();
-        let want: &[&str] =
-            if cfg!(feature = "wgpu") { &["scalar", "avx2", "avx512", "wgpu", "auto"] } else { &["scalar", "avx2", "avx512", "auto"] };
+        let want: &[&str] = if cfg!(feature = "wgpu") {
+            &["scalar", "avx2", "avx512", "wgpu", "auto"]
+        } else {
+            &["scalar", "avx2", "avx512", "auto"]
+        };
         assert_eq!(names, want);
         assert_eq!(default_backend().name(), "auto");
         assert!(by_name("avx2").is_some() && by_name("gpu9000").is_none());

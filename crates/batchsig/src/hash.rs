@@ -58,8 +58,12 @@ impl HashAlg {
     /// HMAC over the concatenated parts.
     pub fn hmac(self, key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
         use hmac::{Mac, SimpleHmac};
-        fn run<D: Digest + digest::core_api::BlockSizeUser>(key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
-            let mut m = <SimpleHmac<D> as hmac::digest::KeyInit>::new_from_slice(key).expect("any key length");
+        fn run<D: Digest + digest::core_api::BlockSizeUser>(
+            key: &[u8],
+            parts: &[&[u8]],
+        ) -> Vec<u8> {
+            let mut m = <SimpleHmac<D> as hmac::digest::KeyInit>::new_from_slice(key)
+                .expect("any key length");
             for p in parts {
                 m.update(p);
             }
@@ -77,16 +81,16 @@ impl HashAlg {
     pub const fn digest_info_prefix(self) -> &'static [u8] {
         match self {
             HashAlg::Sha256 => &[
-                0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00,
-                0x04, 0x20,
+                0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02,
+                0x01, 0x05, 0x00, 0x04, 0x20,
             ],
             HashAlg::Sha384 => &[
-                0x30, 0x41, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02, 0x05, 0x00,
-                0x04, 0x30,
+                0x30, 0x41, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02,
+                0x02, 0x05, 0x00, 0x04, 0x30,
             ],
             HashAlg::Sha512 => &[
-                0x30, 0x51, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03, 0x05, 0x00,
-                0x04, 0x40,
+                0x30, 0x51, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02,
+                0x03, 0x05, 0x00, 0x04, 0x40,
             ],
         }
     }
@@ -94,7 +98,10 @@ impl HashAlg {
     /// Checks a digest's length.
     pub fn check_digest(self, digest: &[u8]) -> Result<(), crate::Error> {
         if digest.len() != self.output_len() {
-            return Err(crate::Error::DigestLength { expected: self.output_len(), got: digest.len() });
+            return Err(crate::Error::DigestLength {
+                expected: self.output_len(),
+                got: digest.len(),
+            });
         }
         Ok(())
     }

@@ -13,7 +13,10 @@ fn sig_err(e: crate::Error) -> signature::Error {
 }
 
 fn one<T>(r: Result<Vec<crate::JobResult<T>>, crate::Error>) -> Result<T, signature::Error> {
-    r.map_err(sig_err)?.pop().expect("one job, one result").map_err(sig_err)
+    r.map_err(sig_err)?
+        .pop()
+        .expect("one job, one result")
+        .map_err(sig_err)
 }
 
 impl signature::Signer<EcdsaSignature> for EcdsaPrivateKey {
@@ -25,7 +28,11 @@ impl signature::Signer<EcdsaSignature> for EcdsaPrivateKey {
 
 impl signature::Verifier<EcdsaSignature> for EcdsaPublicKey {
     fn verify(&self, msg: &[u8], sig: &EcdsaSignature) -> Result<(), signature::Error> {
-        one(self.verify_batch(&*crate::backend::default_backend(), &[msg], core::slice::from_ref(sig)))
+        one(self.verify_batch(
+            &*crate::backend::default_backend(),
+            &[msg],
+            core::slice::from_ref(sig),
+        ))
     }
 }
 
@@ -50,7 +57,11 @@ pub struct RsaSigner {
 impl RsaSigner {
     /// On the default backend.
     pub fn new(key: RsaPrivateKey, scheme: RsaScheme) -> Self {
-        Self { key, scheme, backend: crate::backend::default_backend() }
+        Self {
+            key,
+            scheme,
+            backend: crate::backend::default_backend(),
+        }
     }
 }
 
@@ -71,13 +82,19 @@ pub struct RsaVerifier {
 impl RsaVerifier {
     /// On the default backend.
     pub fn new(key: RsaPublicKey, scheme: RsaScheme) -> Self {
-        Self { key, scheme, backend: crate::backend::default_backend() }
+        Self {
+            key,
+            scheme,
+            backend: crate::backend::default_backend(),
+        }
     }
 }
 
 impl signature::Verifier<RsaSignature> for RsaVerifier {
     fn verify(&self, msg: &[u8], sig: &RsaSignature) -> Result<(), signature::Error> {
-        one(self.key.verify_batch(&*self.backend, self.scheme, &[msg], &[&sig.0]))
+        one(self
+            .key
+            .verify_batch(&*self.backend, self.scheme, &[msg], &[&sig.0]))
     }
 }
 

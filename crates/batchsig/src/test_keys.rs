@@ -20,7 +20,8 @@ pub fn rsa_pem(bits: usize) -> Option<&'static str> {
 
 /// The fixed RSA key of `bits` bits (one of [`RSA_BITS`]). Panics for other sizes.
 pub fn rsa(bits: usize) -> RsaPrivateKey {
-    let pem = rsa_pem(bits).unwrap_or_else(|| panic!("no fixed RSA-{bits} key; sizes: {RSA_BITS:?}"));
+    let pem =
+        rsa_pem(bits).unwrap_or_else(|| panic!("no fixed RSA-{bits} key; sizes: {RSA_BITS:?}"));
     RsaPrivateKey::from_pem_or_der(pem.as_bytes()).expect("fixed key parses")
 }
 
@@ -35,5 +36,6 @@ pub fn ecdsa_pem(curve: crate::Curve) -> &'static str {
 
 /// The fixed ECDSA key on `curve`.
 pub fn ecdsa(curve: crate::Curve) -> crate::ecdsa::EcdsaPrivateKey {
-    crate::ecdsa::EcdsaPrivateKey::from_pem_or_der(ecdsa_pem(curve).as_bytes()).expect("fixed key parses")
+    crate::ecdsa::EcdsaPrivateKey::from_pem_or_der(ecdsa_pem(curve).as_bytes())
+        .expect("fixed key parses")
 }

@@ -75,7 +75,12 @@ mod valgrind {
 
     /// Marks `v` as secret: memcheck reports every branch and address computed from it.
     pub fn secret<T: ?Sized>(v: &mut T) {
-        request(0, MAKE_MEM_UNDEFINED, v as *mut T as *mut u8 as usize, core::mem::size_of_val(v));
+        request(
+            0,
+            MAKE_MEM_UNDEFINED,
+            v as *mut T as *mut u8 as usize,
+            core::mem::size_of_val(v),
+        );
     }
 
     /// Marks `v` as public again, before a result is compared.
@@ -139,7 +144,14 @@ fn rsa_parts(bits: usize) -> RsaParts {
     RsaParts {
         n: b(k.modulus),
         e: b(k.public_exponent),
-        secrets: [b(k.private_exponent), b(k.prime1), b(k.prime2), b(k.exponent1), b(k.exponent2), b(k.coefficient)],
+        secrets: [
+            b(k.private_exponent),
+            b(k.prime1),
+            b(k.prime2),
+            b(k.exponent1),
+            b(k.exponent2),
+            b(k.coefficient),
+        ],
     }
 }
 
@@ -150,7 +162,8 @@ fn secret_rsa_key(parts: &RsaParts) -> Result<RsaPrivateKey, String> {
         secret(x.as_mut_slice());
     }
     let [d, p, q, dp, dq, qinv] = &s;
-    RsaPrivateKey::from_components(&parts.n, &parts.e, d, p, q, dp, dq, qinv).map_err(|e| format!("key load: {e}"))
+    RsaPrivateKey::from_components(&parts.n, &parts.e, d, p, q, dp, dq, qinv)
+        .map_err(|e| format!("key load: {e}"))
 }
 
 fn limbs(be: &[u8]) -> Vec<u64> {
@@ -174,14 +187,21 @@ fn check_modexp(backend: &dyn Backend, rng: &mut ChaCha20Rng) -> Check {
         bases.push(b);
     }
     let (mut sp, mut sq, mut sdp, mut sdq) = (p.clone(), q.clone(), dp.clone(), dq.clone());
-    for v in [&mut sp, &mut sq, &mut sdp, &mut sdq].into_iter().chain(bases.iter_mut()) {
+    for v in [&mut sp, &mut sq, &mut sdp, &mut sdq]
+        .into_iter()
+        .chain(bases.iter_mut())
+    {
         secret(v.as_mut_slice());
     }
     let moduli: Vec<&[u64]> = vec![&sp, &sq];
     let jobs: Vec<ModexpJob<'_>> = bases
         .iter()
         .enumerate()
-        .map(|(i, b)| ModexpJob { base: b, exponent: if i % 2 == 0 { &sdp } else { &sdq }, modulus: i % 2 })
+        .map(|(i, b)| ModexpJob {
+            base: b,
+            exponent: if i % 2 == 0 { &sdp } else { &sdq },
+            modulus: i % 2,
+        })
         .collect();
     let got = backend.modexp(&moduli, &jobs).map_err(|e| e.to_string())?;
     for (i, (g, w)) in got.into_iter().zip(&want).enumerate() {
@@ -213,7 +233,9 @@ fn scalars(curve: Curve, rng: &mut ChaCha20Rng) -> Vec<EcUint> {
     out
 }
 
-fn points_public(mut r: Vec<batch_core::JobResult<AffinePoint>>) -> Result<Vec<AffinePoint>, String> {
+fn points_public(
+    mut r: Vec<batch_core::JobResult<AffinePoint>>,
+) -> Result<Vec<AffinePoint>, String> {
     r.iter_mut()
         .enumerate()
         .map(|(i, p)| {
@@ -224,11 +246,24 @@ fn points_public(mut r: Vec<batch_core::JobResult<AffinePoint>>) -> Result<Vec<A
 }
 
 /// `k·G` and `k·Q` with `k` and `Q` secret, compared with the scalar backend on public inputs.
-fn check_ec(backend: &dyn Backend, reference: &dyn Backend, curve: Curve, rng: &mut ChaCha20Rng) -> Check {
+fn check_ec(
+    backend: &dyn Backend,
+    reference: &dyn Backend,
+    curve: Curve,
+    rng: &mut ChaCha20Rng,
+) -> Check {
     let ks = scalars(curve, rng);
-    let qs = points_public(reference.mul_base(curve, &scalars(curve, rng)).map_err(|e| e.to_string())?)?;
+    let qs = points_public(
+        reference
+            .mul_base(curve, &scalars(curve, rng))
+            .map_err(|e| e.to_string())?,
+    )?;
     let want_base = points_public(reference.mul_base(curve, &ks).map_err(|e| e.to_string())?)?;
-    let want_point = points_public(reference.mul_point(curve, &qs, &ks).map_err(|e| e.to_string())?)?;
+    let want_point = points_public(
+        reference
+            .mul_point(curve, &qs, &ks)
+            .map_err(|e| e.to_string())?,
+    )?;
 
     let (mut sk, mut sq) = (ks.clone(), qs.clone());
     secret(sk.as_mut_slice());
@@ -239,24 +274,46 @@ fn check_ec(backend: &dyn Backend, reference: &dyn Backend, curve: Curve, rng: &
         secret(&mut q.y);
     }
     let got = points_public(backend.mul_base(curve, &sk).map_err(|e| e.to_string())?)?;
-    ensure(got == want_base, || format!("{curve} mul_base: wrong result"))?;
+    ensure(got == want_base, || {
+        format!("{curve} mul_base: wrong result")
+    })?;
     secret(sk.as_mut_slice());
-    let got = points_public(backend.mul_point(curve, &sq, &sk).map_err(|e| e.to_string())?)?;
-    ensure(got == want_point, || format!("{curve} mul_point: wrong result"))
+    let got = points_public(
+        backend
+            .mul_point(curve, &sq, &sk)
+            .map_err(|e| e.to_string())?,
+    )?;
+    ensure(got == want_point, || {
+        format!("{curve} mul_point: wrong result")
+    })
 }
 
 fn check_rsa(backend: &dyn Backend, bits: usize, rng: &mut ChaCha20Rng) -> Check {
     let parts = rsa_parts(bits);
     let key = secret_rsa_key(&parts)?;
-    let digests: Vec<Vec<u8>> = (0..BATCH).map(|i| HashAlg::Sha256.digest(&[i as u8; 3])).collect();
-    for scheme in [RsaScheme::pkcs1v15(HashAlg::Sha256), RsaScheme::pss(HashAlg::Sha256)] {
-        let jobs: Vec<RsaSignJob<'_>> = digests.iter().map(|d| RsaSignJob { key: &key, digest: d }).collect();
+    let digests: Vec<Vec<u8>> = (0..BATCH)
+        .map(|i| HashAlg::Sha256.digest(&[i as u8; 3]))
+        .collect();
+    for scheme in [
+        RsaScheme::pkcs1v15(HashAlg::Sha256),
+        RsaScheme::pss(HashAlg::Sha256),
+    ] {
+        let jobs: Vec<RsaSignJob<'_>> = digests
+            .iter()
+            .map(|d| RsaSignJob {
+                key: &key,
+                digest: d,
+            })
+            .collect();
         let mut srng = SecretRng(ChaCha20Rng::from_seed(seed(rng)));
-        let mut sigs = batchsig::rsa::sign_batch(backend, scheme, &jobs, &mut srng).map_err(|e| e.to_string())?;
+        let mut sigs = batchsig::rsa::sign_batch(backend, scheme, &jobs, &mut srng)
+            .map_err(|e| e.to_string())?;
         let mut out = Vec::new();
         for (i, s) in sigs.iter_mut().enumerate() {
             public(s);
-            let mut s = s.clone().map_err(|e| format!("RSA-{bits} {scheme:?} job {i}: {e}"))?;
+            let mut s = s
+                .clone()
+                .map_err(|e| format!("RSA-{bits} {scheme:?} job {i}: {e}"))?;
             public(s.as_mut_slice());
             out.push(s);
         }
@@ -264,10 +321,16 @@ fn check_rsa(backend: &dyn Backend, bits: usize, rng: &mut ChaCha20Rng) -> Check
         let vjobs: Vec<batchsig::rsa::RsaVerifyJob<'_>> = digests
             .iter()
             .zip(&refs)
-            .map(|(d, s)| batchsig::rsa::RsaVerifyJob { key: key.public_key(), digest: d, signature: s })
+            .map(|(d, s)| batchsig::rsa::RsaVerifyJob {
+                key: key.public_key(),
+                digest: d,
+                signature: s,
+            })
             .collect();
         let ok = batchsig::rsa::verify_batch(backend, scheme, &vjobs).map_err(|e| e.to_string())?;
-        ensure(ok.iter().all(Result::is_ok), || format!("RSA-{bits} {scheme:?}: a signature does not verify"))?;
+        ensure(ok.iter().all(Result::is_ok), || {
+            format!("RSA-{bits} {scheme:?}: a signature does not verify")
+        })?;
     }
     Ok(())
 }
@@ -284,22 +347,33 @@ fn check_ecdsa(backend: &dyn Backend, curve: Curve, rng: &mut ChaCha20Rng) -> Ch
     let mut d = vec![0u8; curve.field_bytes()];
     scalars(curve, rng)[2].write_be_bytes(&mut d);
     secret(d.as_mut_slice());
-    let loaded = EcdsaPrivateKey::from_scalar_bytes(curve, &d).map_err(|e| format!("{curve} key load: {e}"))?;
+    let loaded = EcdsaPrivateKey::from_scalar_bytes(curve, &d)
+        .map_err(|e| format!("{curve} key load: {e}"))?;
     let mut srng = SecretRng(ChaCha20Rng::from_seed(seed(rng)));
-    let generated = EcdsaPrivateKey::generate(curve, &mut srng).map_err(|e| format!("{curve} keygen: {e}"))?;
+    let generated =
+        EcdsaPrivateKey::generate(curve, &mut srng).map_err(|e| format!("{curve} keygen: {e}"))?;
     let digests: Vec<Vec<u8>> = (0..BATCH).map(|i| hash.digest(&[i as u8; 3])).collect();
     for key in [&loaded, &generated] {
-        let jobs: Vec<EcdsaSignJob<'_>> = digests.iter().map(|dg| EcdsaSignJob { key, digest: dg }).collect();
-        let mut sigs = batchsig::ecdsa::sign_batch(backend, hash, &jobs, NonceMode::Hedged, &mut srng)
-            .map_err(|e| e.to_string())?;
+        let jobs: Vec<EcdsaSignJob<'_>> = digests
+            .iter()
+            .map(|dg| EcdsaSignJob { key, digest: dg })
+            .collect();
+        let mut sigs =
+            batchsig::ecdsa::sign_batch(backend, hash, &jobs, NonceMode::Hedged, &mut srng)
+                .map_err(|e| e.to_string())?;
         let mut out = Vec::new();
         for (i, s) in sigs.iter_mut().enumerate() {
             public(s);
             out.push(s.clone().map_err(|e| format!("{curve} job {i}: {e}"))?);
         }
         let refs: Vec<&[u8]> = digests.iter().map(Vec::as_slice).collect();
-        let ok = key.public_key().verify_digests_batch(backend, hash, &refs, &out).map_err(|e| e.to_string())?;
-        ensure(ok.iter().all(Result::is_ok), || format!("{curve}: a signature does not verify"))?;
+        let ok = key
+            .public_key()
+            .verify_digests_batch(backend, hash, &refs, &out)
+            .map_err(|e| e.to_string())?;
+        ensure(ok.iter().all(Result::is_ok), || {
+            format!("{curve}: a signature does not verify")
+        })?;
     }
     Ok(())
 }
@@ -310,11 +384,15 @@ fn main() -> ExitCode {
     let wanted = |name: &str| only.is_empty() || only.iter().any(|o| name.starts_with(o.as_str()));
     eprintln!("ct-check: under Valgrind: {}", valgrind::running());
 
-    let scalar: Box<dyn Backend> = Box::new(batch_scalar::ScalarBackend::with_threads(1).expect("pool"));
+    let scalar: Box<dyn Backend> =
+        Box::new(batch_scalar::ScalarBackend::with_threads(1).expect("pool"));
     let mut backends: Vec<(&str, Box<dyn Backend>)> = Vec::new();
     let avx2 = batch_avx2::Avx2Backend::with_threads(1).expect("pool");
     if avx2.availability().is_available() {
-        backends.push(("scalar", Box::new(batch_scalar::ScalarBackend::with_threads(1).expect("pool"))));
+        backends.push((
+            "scalar",
+            Box::new(batch_scalar::ScalarBackend::with_threads(1).expect("pool")),
+        ));
         backends.push(("avx2", Box::new(avx2)));
     } else {
         eprintln!("ct-check: SKIP avx2: {:?}", avx2.availability());
@@ -322,7 +400,10 @@ fn main() -> ExitCode {
             eprintln!("ct-check: FAIL: CI=true requires the AVX2 backend");
             return ExitCode::FAILURE;
         }
-        backends.push(("scalar", Box::new(batch_scalar::ScalarBackend::with_threads(1).expect("pool"))));
+        backends.push((
+            "scalar",
+            Box::new(batch_scalar::ScalarBackend::with_threads(1).expect("pool")),
+        ));
     }
 
     let mut rng = ChaCha20Rng::seed_from_u64(13);
@@ -341,15 +422,23 @@ fn main() -> ExitCode {
                 }
             }
         };
-        run(format!("modexp/{bname}"), &mut || check_modexp(&**b, &mut rng));
+        run(format!("modexp/{bname}"), &mut || {
+            check_modexp(&**b, &mut rng)
+        });
         for curve in Curve::ALL {
-            run(format!("ec/{bname}/{curve}"), &mut || check_ec(&**b, &*scalar, curve, &mut rng));
+            run(format!("ec/{bname}/{curve}"), &mut || {
+                check_ec(&**b, &*scalar, curve, &mut rng)
+            });
         }
         for bits in [2048, 3072] {
-            run(format!("rsa/{bname}/{bits}"), &mut || check_rsa(&**b, bits, &mut rng));
+            run(format!("rsa/{bname}/{bits}"), &mut || {
+                check_rsa(&**b, bits, &mut rng)
+            });
         }
         for curve in Curve::ALL {
-            run(format!("ecdsa/{bname}/{curve}"), &mut || check_ecdsa(&**b, curve, &mut rng));
+            run(format!("ecdsa/{bname}/{curve}"), &mut || {
+                check_ecdsa(&**b, curve, &mut rng)
+            });
         }
     }
     if failed == 0 {

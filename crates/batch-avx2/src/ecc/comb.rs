@@ -26,11 +26,20 @@ fn lookup<const N: usize>(cc: &CurveConsts, i: usize, mag: V) -> Affine4<N> {
         let mask = eq_mask(mag, splat(j as u64));
         let e = cc.comb_entry(i, j);
         for d in 0..N {
-            x[d] = core::arch::x86_64::_mm256_or_si256(x[d], core::arch::x86_64::_mm256_and_si256(splat(e[d]), mask));
-            y[d] = core::arch::x86_64::_mm256_or_si256(y[d], core::arch::x86_64::_mm256_and_si256(splat(e[N + d]), mask));
+            x[d] = core::arch::x86_64::_mm256_or_si256(
+                x[d],
+                core::arch::x86_64::_mm256_and_si256(splat(e[d]), mask),
+            );
+            y[d] = core::arch::x86_64::_mm256_or_si256(
+                y[d],
+                core::arch::x86_64::_mm256_and_si256(splat(e[N + d]), mask),
+            );
         }
     }
-    Affine4 { x: Fe { d: x, k: 1 }, y: Fe { d: y, k: 1 } }
+    Affine4 {
+        x: Fe { d: x, k: 1 },
+        y: Fe { d: y, k: 1 },
+    }
 }
 
 /// `k·G` for four scalars `k < n`. Constant-time in the scalars.

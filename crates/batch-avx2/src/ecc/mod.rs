@@ -71,7 +71,15 @@ impl CurveConsts {
         }
         let mut p_minus_2 = p_limbs.clone();
         p_minus_2[0] -= 2; // p is odd and > 2^64
-        Self { curve: c.curve, n, field: FieldConsts::new(&p_limbs, &b, n), p, p_minus_2, comb_w: COMB_W, comb }
+        Self {
+            curve: c.curve,
+            n,
+            field: FieldConsts::new(&p_limbs, &b, n),
+            p,
+            p_minus_2,
+            comb_w: COMB_W,
+            comb,
+        }
     }
 
     /// `j·2^(w·i)·G`, `1 ≤ j ≤ 2^(w−1)`: x digits then y digits. Variable-time in `i`, `j`.
@@ -101,7 +109,11 @@ pub struct EcJob {
     pub q: AffinePoint,
 }
 
-const STAND_IN: EcJob = EcJob { k1: EcUint::ZERO, k2: EcUint::ZERO, q: AffinePoint::IDENTITY };
+const STAND_IN: EcJob = EcJob {
+    k1: EcUint::ZERO,
+    k2: EcUint::ZERO,
+    q: AffinePoint::IDENTITY,
+};
 
 /// Which operation a chunk runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,10 +142,19 @@ pub fn mul_base(t: Avx2, curve: Curve, scalars: &[EcUint]) -> Vec<JobResult<Affi
 }
 
 /// `k·Q` for each pair; constant-time in the scalars and points.
-pub fn mul_point(t: Avx2, curve: Curve, points: &[AffinePoint], scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
+pub fn mul_point(
+    t: Avx2,
+    curve: Curve,
+    points: &[AffinePoint],
+    scalars: &[EcUint],
+) -> Vec<JobResult<AffinePoint>> {
     let head = scalars.len() - scalar_tail(scalars.len());
     let mut out = mul_point_avx2(t, curve, &points[..head], &scalars[..head]);
-    out.extend(batch_scalar::ecc::mul_point(curve, &points[head..], &scalars[head..]));
+    out.extend(batch_scalar::ecc::mul_point(
+        curve,
+        &points[head..],
+        &scalars[head..],
+    ));
     out
 }
 
@@ -147,26 +168,42 @@ pub fn mul_double_vartime(
 ) -> Vec<JobResult<AffinePoint>> {
     let head = u1.len() - scalar_tail(u1.len());
     let mut out = mul_double_avx2_vartime(t, curve, &u1[..head], &u2[..head], &points[..head]);
-    out.extend(batch_scalar::ecc::mul_double_vartime(curve, &u1[head..], &u2[head..], &points[head..]));
+    out.extend(batch_scalar::ecc::mul_double_vartime(
+        curve,
+        &u1[head..],
+        &u2[head..],
+        &points[head..],
+    ));
     out
 }
 
 fn mul_base_avx2(t: Avx2, curve: Curve, scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
     let cc = consts(curve); // built here, before the parallel part
-    // `check_scalar` is constant-time in k: only its verdict is public.
-    let jobs: Vec<Result<EcJob, Error>> =
-        scalars.iter().map(|k| check_scalar(curve, k).map(|()| EcJob { k1: *k, ..STAND_IN })).collect();
+                            // `check_scalar` is constant-time in k: only its verdict is public.
+    let jobs: Vec<Result<EcJob, Error>> = scalars
+        .iter()
+        .map(|k| check_scalar(curve, k).map(|()| EcJob { k1: *k, ..STAND_IN }))
+        .collect();
     run(t, cc, Op::Base, jobs)
 }
 
-fn mul_point_avx2(t: Avx2, curve: Curve, points: &[AffinePoint], scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
+fn mul_point_avx2(
+    t: Avx2,
+    curve: Curve,
+    points: &[AffinePoint],
+    scalars: &[EcUint],
+) -> Vec<JobResult<AffinePoint>> {
     let cc = consts(curve);
     // Validation is constant-time in k and Q (batch-core's checks), as in batch-scalar.
     let jobs = points
         .iter()
         .zip(scalars)
         .map(|(q, k)| {
-            check_point_job(curve, k, q).map(|()| EcJob { k1: *k, q: *q, ..STAND_IN })
+            check_point_job(curve, k, q).map(|()| EcJob {
+                k1: *k,
+                q: *q,
+                ..STAND_IN
+            })
         })
         .collect();
     run(t, cc, Op::Point, jobs)
@@ -185,16 +222,28 @@ fn mul_double_avx2_vartime(
         .zip(u2)
         .zip(points)
         .map(|((a, b), q)| {
-            check_double_job(curve, a, b, q).map(|()| EcJob { k1: *a, k2: *b, q: *q })
+            check_double_job(curve, a, b, q).map(|()| EcJob {
+                k1: *a,
+                k2: *b,
+                q: *q,
+            })
         })
         .collect();
     run(t, cc, Op::DoubleVartime, jobs)
 }
 
-fn run(t: Avx2, cc: &'static CurveConsts, op: Op, jobs: Vec<Result<EcJob, Error>>) -> Vec<JobResult<AffinePoint>> {
+fn run(
+    t: Avx2,
+    cc: &'static CurveConsts,
+    op: Op,
+    jobs: Vec<Result<EcJob, Error>>,
+) -> Vec<JobResult<AffinePoint>> {
     jobs.par_chunks(CHUNK)
         .flat_map_iter(|chunk| {
-            let mut inputs: Vec<EcJob> = chunk.iter().map(|j| *j.as_ref().unwrap_or(&STAND_IN)).collect();
+            let mut inputs: Vec<EcJob> = chunk
+                .iter()
+                .map(|j| *j.as_ref().unwrap_or(&STAND_IN))
+                .collect();
             inputs.resize(inputs.len().next_multiple_of(4), STAND_IN);
             let pts = match cc.n {
                 10 => crate::simd::ec_chunk::<10>(t, cc, op, &inputs),
@@ -202,14 +251,22 @@ fn run(t: Avx2, cc: &'static CurveConsts, op: Op, jobs: Vec<Result<EcJob, Error>
                 20 => crate::simd::ec_chunk::<20>(t, cc, op, &inputs),
                 _ => unreachable!("curve widths are 10, 15, 20"),
             };
-            chunk.iter().zip(pts).map(|(j, p)| j.as_ref().map(|_| p).map_err(Clone::clone)).collect::<Vec<_>>()
+            chunk
+                .iter()
+                .zip(pts)
+                .map(|(j, p)| j.as_ref().map(|_| p).map_err(Clone::clone))
+                .collect::<Vec<_>>()
         })
         .collect()
 }
 
 /// One chunk (`inputs.len()` a multiple of four): affine results, one per input.
 #[target_feature(enable = "avx2")]
-pub fn ec_chunk_avx2<const N: usize>(cc: &CurveConsts, op: Op, inputs: &[EcJob]) -> Vec<AffinePoint> {
+pub fn ec_chunk_avx2<const N: usize>(
+    cc: &CurveConsts,
+    op: Op,
+    inputs: &[EcJob],
+) -> Vec<AffinePoint> {
     let f = Field4::<N>::new(&cc.field);
     let mut pts = Vec::with_capacity(inputs.len() / 4);
     for g in inputs.chunks_exact(4) {

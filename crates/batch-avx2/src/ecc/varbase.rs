@@ -31,12 +31,22 @@ pub(crate) fn lookup<const N: usize>(f: &Field4<N>, table: &[Proj4<N>], mag: V) 
 
 /// `k·Q` per lane; lanes with `q_identity` all-ones have `Q = O` (their `q` is ignored).
 #[target_feature(enable = "avx2")]
-pub fn mul<const N: usize>(f: &Field4<N>, bits: usize, q: &Affine4<N>, q_identity: V, ks: [&EcUint; 4]) -> Proj4<N> {
+pub fn mul<const N: usize>(
+    f: &Field4<N>,
+    bits: usize,
+    q: &Affine4<N>,
+    q_identity: V,
+    ks: [&EcUint; 4],
+) -> Proj4<N> {
     let id = Proj4::identity(f);
     let q1 = Proj4::select(&Proj4::from_affine(q, f), &id, q_identity, f);
     let mut table = [q1; HALF];
     for j in 2..=HALF {
-        table[j - 1] = if j % 2 == 0 { table[j / 2 - 1].double(f) } else { table[j - 2].add_mixed(q, q_identity, f) };
+        table[j - 1] = if j % 2 == 0 {
+            table[j / 2 - 1].double(f)
+        } else {
+            table[j - 2].add_mixed(q, q_identity, f)
+        };
     }
     let windows = booth_windows(bits, W);
     let digit = |i: usize| {

@@ -9,7 +9,9 @@ pub fn avx2_or_skip(what: &str) -> Option<Avx2Backend> {
     match b.availability() {
         Availability::Available => Some(b),
         Availability::Unavailable(why) => {
-            let ci = std::env::var("CI").map(|v| v == "true" || v == "1").unwrap_or(false);
+            let ci = std::env::var("CI")
+                .map(|v| v == "true" || v == "1")
+                .unwrap_or(false);
             if ci || std::env::var("BATCHSIG_REQUIRE_AVX2").is_ok() {
                 panic!("{what}: AVX2 backend unavailable ({why}); required because CI=true or BATCHSIG_REQUIRE_AVX2 is set");
             }

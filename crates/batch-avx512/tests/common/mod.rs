@@ -10,7 +10,10 @@ use batch_core::{Availability, Backend};
 pub fn ifma_or_skip(what: &str) -> Option<[Avx512Backend; 2]> {
     let b = Avx512Backend::with_threads(2).expect("thread pool");
     match b.availability() {
-        Availability::Available => Some([b.clone().with_lanes(Lanes::Eight), b.with_lanes(Lanes::Four)]),
+        Availability::Available => Some([
+            b.clone().with_lanes(Lanes::Eight),
+            b.with_lanes(Lanes::Four),
+        ]),
         Availability::Unavailable(why) => {
             if std::env::var("BATCHSIG_REQUIRE_AVX512").is_ok() {
                 panic!("{what}: AVX-512 backend unavailable ({why}); required because BATCHSIG_REQUIRE_AVX512 is set");

@@ -26,7 +26,10 @@ pub const fn digits_for_bits(modulus_bits: usize, digit_bits: usize) -> usize {
 /// in `digit_bits`-bit digits (see [`digits_for_bits`]); panics if none does.
 pub fn kernel_width(widths: &[usize], modulus_bits: usize, digit_bits: usize) -> usize {
     let need = digits_for_bits(modulus_bits, digit_bits);
-    *widths.iter().find(|&&n| n >= need).expect("the widest kernel holds MAX_MODULUS_BITS")
+    *widths
+        .iter()
+        .find(|&&n| n >= need)
+        .expect("the widest kernel holds MAX_MODULUS_BITS")
 }
 
 /// The `n` normalised `bits`-bit digits of `x`; `x` must be below `2^(bits·n)`.
@@ -149,7 +152,11 @@ impl ModulusDigits {
 
     /// `x·R mod m` in digits (constants only: scalar and slow).
     pub fn to_monty_digits(&self, x: &[u64]) -> Vec<u64> {
-        to_digits(&shl_mod(&self.dyn_monty, x, self.digit_bits * self.n), self.n, self.digit_bits)
+        to_digits(
+            &shl_mod(&self.dyn_monty, x, self.digit_bits * self.n),
+            self.n,
+            self.digit_bits,
+        )
     }
 
     /// Canonical limbs of a value `< 2m` given in digits: subtracts `m` once if needed.
@@ -193,7 +200,10 @@ mod tests {
     fn neg_inv_and_sub() {
         for bits in [28usize, 52] {
             for m0 in [1u64, 3, 0xffff_ffff_ffff_ffff, 0x1234_5678_9abc_def1] {
-                assert_eq!(m0.wrapping_mul(neg_inv_digit(m0, bits)).wrapping_add(1) & digit_mask(bits), 0);
+                assert_eq!(
+                    m0.wrapping_mul(neg_inv_digit(m0, bits)).wrapping_add(1) & digit_mask(bits),
+                    0
+                );
             }
         }
         let mut x = vec![5u64, 1];
@@ -212,6 +222,9 @@ mod tests {
         let dm = DynMonty::new(&m).unwrap();
         assert_eq!(from_digits(&md.one, 2, 52), shl_mod(&dm, &[1], 156));
         assert_eq!(md.canonical(&md.m), vec![0, 0]);
-        assert_eq!((m[0].wrapping_mul(md.minv).wrapping_add(1)) & digit_mask(52), 0);
+        assert_eq!(
+            (m[0].wrapping_mul(md.minv).wrapping_add(1)) & digit_mask(52),
+            0
+        );
     }
 }

@@ -57,8 +57,14 @@ impl DynMonty {
     pub fn new(m: &[u64]) -> Result<Self, Error> {
         check_modulus(m, MAX_MODULUS_BITS)?;
         let limbs = bits_public(m).div_ceil(64);
-        let width = *KERNEL_LIMBS.iter().find(|&&n| n >= limbs).expect("MAX_MODULUS_BITS fits the widest kernel");
-        Ok(Self { kernel: Kernel::new(&m[..limbs], width), limbs })
+        let width = *KERNEL_LIMBS
+            .iter()
+            .find(|&&n| n >= limbs)
+            .expect("MAX_MODULUS_BITS fits the widest kernel");
+        Ok(Self {
+            kernel: Kernel::new(&m[..limbs], width),
+            limbs,
+        })
     }
 
     /// Limbs of the modulus (and of every result).
@@ -147,14 +153,22 @@ mod tests {
     use num_bigint::{BigUint, RandBigInt};
 
     fn big(x: &[u64]) -> BigUint {
-        BigUint::from_slice(&x.iter().flat_map(|w| [*w as u32, (*w >> 32) as u32]).collect::<Vec<_>>())
+        BigUint::from_slice(
+            &x.iter()
+                .flat_map(|w| [*w as u32, (*w >> 32) as u32])
+                .collect::<Vec<_>>(),
+        )
     }
 
     #[test]
     fn every_width_matches_num_bigint() {
         let mut rng = rand::thread_rng();
-        for bits in [3usize, 200, 511, 1024, 1500, 2048, 3000, 3840, 4000, 7680, 9000, 15360] {
-            let m = rng.gen_biguint(bits as u64) | BigUint::from(1u8) | (BigUint::from(1u8) << (bits - 1));
+        for bits in [
+            3usize, 200, 511, 1024, 1500, 2048, 3000, 3840, 4000, 7680, 9000, 15360,
+        ] {
+            let m = rng.gen_biguint(bits as u64)
+                | BigUint::from(1u8)
+                | (BigUint::from(1u8) << (bits - 1));
             let ml = m.to_u64_digits();
             let d = DynMonty::new(&ml).unwrap();
             assert_eq!(d.limbs(), ml.len());
@@ -170,7 +184,10 @@ mod tests {
             if bits <= 2048 {
                 let e = rng.gen_biguint(bits as u64);
                 assert_eq!(big(&d.pow(&al, &e.to_u64_digits())), a.modpow(&e, &m));
-                assert_eq!(big(&d.pow_vartime(&al, &e.to_u64_digits())), a.modpow(&e, &m));
+                assert_eq!(
+                    big(&d.pow_vartime(&al, &e.to_u64_digits())),
+                    a.modpow(&e, &m)
+                );
             }
         }
         assert!(DynMonty::new(&[4]).is_err());

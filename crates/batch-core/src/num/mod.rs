@@ -406,7 +406,15 @@ mod tests {
 
     #[test]
     fn bits_public_matches_bits_vartime() {
-        for x in [&[][..], &[0], &[1], &[0, 0], &[u64::MAX, 0], &[3, 1 << 63, 0], &[0, 0, 7]] {
+        for x in [
+            &[][..],
+            &[0],
+            &[1],
+            &[0, 0],
+            &[u64::MAX, 0],
+            &[3, 1 << 63, 0],
+            &[0, 0, 7],
+        ] {
             assert_eq!(bits_public(x), bits_vartime(x), "{x:?}");
         }
     }

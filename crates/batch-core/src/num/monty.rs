@@ -55,7 +55,12 @@ impl<const L: usize> MontyParams<L> {
             x = mod_double(&x, &m);
             k += 1;
         }
-        Self { modulus: m, m0inv: inv.wrapping_neg(), one, r2: x }
+        Self {
+            modulus: m,
+            m0inv: inv.wrapping_neg(),
+            one,
+            r2: x,
+        }
     }
 
     /// Like [`Self::new`], `None` for an even modulus or one of at most 1.
@@ -321,7 +326,11 @@ impl Acc {
     /// Drops the low word: `self >> 64`.
     #[inline(always)]
     fn shift(self) -> Self {
-        Self { l: self.m, m: self.h, h: 0 }
+        Self {
+            l: self.m,
+            m: self.h,
+            h: 0,
+        }
     }
 }
 
@@ -338,7 +347,12 @@ fn rev<const L: usize>(x: &[u64; L]) -> [u64; L] {
 /// clear the low word, and shifts one word down. Returns `(t, t_hi)` with
 /// `t_hi·R + t = (a·b + u·m)/R`, which is `< 2m` when `a·b < R·m`.
 #[inline(always)]
-fn mul_cios<const L: usize>(a: &[u64; L], b: &[u64; L], m: &[u64; L], m0inv: u64) -> ([u64; L], u64) {
+fn mul_cios<const L: usize>(
+    a: &[u64; L],
+    b: &[u64; L],
+    m: &[u64; L],
+    m0inv: u64,
+) -> ([u64; L], u64) {
     let mut t = [0u64; L];
     let mut t_hi = 0u64; // word L of the running sum; word L+1 is at most 1
     for i in 0..L {
@@ -370,7 +384,12 @@ fn mul_cios<const L: usize>(a: &[u64; L], b: &[u64; L], m: &[u64; L], m0inv: u64
 /// Limb indices are public (they depend on `L` and the loop counters only). The `a·b` part of
 /// each low column goes to its own accumulator so it does not wait for the previous `u`.
 #[inline(always)]
-fn mul_fips<const L: usize>(a: &[u64; L], b: &[u64; L], m: &[u64; L], m0inv: u64) -> ([u64; L], u64) {
+fn mul_fips<const L: usize>(
+    a: &[u64; L],
+    b: &[u64; L],
+    m: &[u64; L],
+    m0inv: u64,
+) -> ([u64; L], u64) {
     let (br, mr) = (rev(b), rev(m));
     let mut u = [0u64; L];
     let mut t = [0u64; L];
@@ -496,7 +515,11 @@ mod tests {
     use proptest::prelude::*;
 
     fn big<const L: usize>(x: &Uint<L>) -> BigUint {
-        BigUint::from_slice(&x.0.iter().flat_map(|w| [*w as u32, (*w >> 32) as u32]).collect::<Vec<_>>())
+        BigUint::from_slice(
+            &x.0.iter()
+                .flat_map(|w| [*w as u32, (*w >> 32) as u32])
+                .collect::<Vec<_>>(),
+        )
     }
 
     fn from_big<const L: usize>(x: &BigUint) -> Uint<L> {
@@ -562,7 +585,9 @@ mod tests {
 
     #[test]
     fn exponent_edges() {
-        let m = Uint::<4>::from_be_hex("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff");
+        let m = Uint::<4>::from_be_hex(
+            "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff",
+        );
         let p = MontyParams::new(m);
         let a = p.to_monty(&Uint::from_limbs(&[12345]).unwrap());
         assert_eq!(p.pow(&a, &[0, 0], 5), *p.one());
@@ -579,7 +604,12 @@ mod tests {
 
     /// `square` against `mul(a, a)` and num-bigint, and `mul` against num-bigint, for a
     /// modulus built from `m` (forced odd; `shift` clears top bits so `m` can be far below R).
-    fn check_square<const L: usize>(m: [u64; L], a: [u64; L], b: [u64; L], shift: u32) -> Result<(), TestCaseError> {
+    fn check_square<const L: usize>(
+        m: [u64; L],
+        a: [u64; L],
+        b: [u64; L],
+        shift: u32,
+    ) -> Result<(), TestCaseError> {
         let mut m = Uint::<L>(m);
         m.0[L - 1] >>= shift;
         m.0[0] |= 1;

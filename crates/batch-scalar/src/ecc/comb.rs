@@ -29,7 +29,11 @@ const MAX_HALF: usize = 1 << (MAX_W - 1);
 /// 0). Constant-time in `k`; `i`, `w` are public.
 #[inline(always)]
 pub fn booth_digit<const L: usize>(k: &Uint<L>, i: usize, w: usize) -> (u64, u64) {
-    let bits = if i == 0 { k.window(0, w) << 1 } else { k.window(w * i - 1, w + 1) };
+    let bits = if i == 0 {
+        k.window(0, w) << 1
+    } else {
+        k.window(w * i - 1, w + 1)
+    };
     let neg = mask_from_bit((bits >> w) & 1);
     // Negative digits: the complement of the window, within w + 1 bits, gives the magnitude.
     let d = (((1u64 << (w + 1)) - 1 - bits) & neg) | (bits & !neg);
@@ -76,7 +80,11 @@ impl<const L: usize> CombTable<L> {
                 a
             })
             .collect();
-        Self { w, windows, entries }
+        Self {
+            w,
+            windows,
+            entries,
+        }
     }
 
     pub fn width(&self) -> usize {
@@ -111,7 +119,10 @@ impl<const L: usize> CombTable<L> {
                 y[l] |= e.y.0[l] & m;
             }
         }
-        AffineMonty { x: Uint(x), y: Uint(y) }
+        AffineMonty {
+            x: Uint(x),
+            y: Uint(y),
+        }
     }
 
     /// `k·G` for `k < n` (canonical). Constant-time in `k`.
@@ -178,7 +189,11 @@ mod tests {
                     let (mag, neg) = booth_digit(&k, i, w);
                     assert!(mag <= 1 << (w - 1));
                     assert!(neg == 0 || neg == u64::MAX);
-                    let d = if neg != 0 { -BigInt::from(mag) } else { BigInt::from(mag) };
+                    let d = if neg != 0 {
+                        -BigInt::from(mag)
+                    } else {
+                        BigInt::from(mag)
+                    };
                     sum = (sum << w) + d;
                 }
                 assert_eq!(sum, BigInt::from(to_big(&k.0)), "w={w} k={k:?}");

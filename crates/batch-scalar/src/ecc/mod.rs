@@ -96,7 +96,11 @@ pub fn mul_base(curve: Curve, scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>>
 }
 
 /// `k·Q` for each pair; constant-time in the scalars and points.
-pub fn mul_point(curve: Curve, points: &[AffinePoint], scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
+pub fn mul_point(
+    curve: Curve,
+    points: &[AffinePoint],
+    scalars: &[EcUint],
+) -> Vec<JobResult<AffinePoint>> {
     match curve {
         Curve::P256 => mul_point_with::<4, SpecP256>(points, scalars),
         Curve::P384 => mul_point_with::<6, SpecP384>(points, scalars),
@@ -128,7 +132,13 @@ fn scalar<const L: usize>(k: &EcUint) -> Uint<L> {
 fn point_in<const L: usize>(c: &CurveDef<L>, q: &AffinePoint) -> (AffineMonty<L>, u64) {
     // constant-time: the limbs above `L` are zero (coordinates below p)
     let (x, y) = (q.x.truncate(), q.y.truncate());
-    (AffineMonty { x: c.p.to_monty(&x), y: c.p.to_monty(&y) }, mask_from_bit(q.infinity as u64))
+    (
+        AffineMonty {
+            x: c.p.to_monty(&x),
+            y: c.p.to_monty(&y),
+        },
+        mask_from_bit(q.infinity as u64),
+    )
 }
 
 /// Affine seam results for one chunk: `pts[i]` where `checks[i]` is `Ok`, the error otherwise
@@ -155,7 +165,9 @@ fn finish<const L: usize>(
         .collect()
 }
 
-fn mul_base_with<const L: usize, S: CurveSpec<L>>(scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
+fn mul_base_with<const L: usize, S: CurveSpec<L>>(
+    scalars: &[EcUint],
+) -> Vec<JobResult<AffinePoint>> {
     let table = S::table(); // built here, before the parallel part
     scalars
         .par_chunks(CHUNK)
@@ -164,7 +176,8 @@ fn mul_base_with<const L: usize, S: CurveSpec<L>>(scalars: &[EcUint]) -> Vec<Job
             // `check_scalar` is constant-time: only its verdict is public. (A variable-time
             // comparison would exit early unless k's top limb equals n's: on P-521 that
             // happens for 1 nonce in 512 and reveals its top 9 bits, a lattice attack's input.)
-            let checks: Vec<Result<(), Error>> = chunk.iter().map(|k| check_scalar(c.curve, k)).collect();
+            let checks: Vec<Result<(), Error>> =
+                chunk.iter().map(|k| check_scalar(c.curve, k)).collect();
             // A plain loop, not a closure: `c` must stay a compile-time constant here.
             let mut pts = Vec::with_capacity(chunk.len());
             for (k, ok) in chunk.iter().zip(&checks) {
@@ -224,9 +237,7 @@ fn mul_double_with_vartime<const L: usize, S: CurveSpec<L>>(
                 .iter()
                 .zip(b)
                 .zip(qs)
-                .map(|((a, b), q)| {
-                    check_double_job(c.curve, a, b, q)
-                })
+                .map(|((a, b), q)| check_double_job(c.curve, a, b, q))
                 .collect();
             let jobs: Vec<DoubleJob<L>> = a
                 .iter()
@@ -234,8 +245,16 @@ fn mul_double_with_vartime<const L: usize, S: CurveSpec<L>>(
                 .zip(qs)
                 .zip(&checks)
                 .map(|(((a, b), q), ok)| match ok {
-                    Ok(()) => DoubleJob { u1: scalar(a), u2: scalar(b), q: (!q.infinity).then(|| point_in(c, q).0) },
-                    Err(_) => DoubleJob { u1: Uint::ZERO, u2: Uint::ZERO, q: None },
+                    Ok(()) => DoubleJob {
+                        u1: scalar(a),
+                        u2: scalar(b),
+                        q: (!q.infinity).then(|| point_in(c, q).0),
+                    },
+                    Err(_) => DoubleJob {
+                        u1: Uint::ZERO,
+                        u2: Uint::ZERO,
+                        q: None,
+                    },
                 })
                 .collect();
             let pts = straus::mul_double_chunk_vartime(c, table, &jobs);

@@ -6,11 +6,10 @@
 //! travels beside it. Every coordinate is in Montgomery form and fully reduced (`< p`) on entry
 //! and exit.
 //!
-//! Formulas: Renes–Costello–Batina, "Complete addition formulas for prime order elliptic
-//! curves" (eprint 2015/1060), for `a = −3`: Algorithm 4 (addition, 12M + 2m_b), Algorithm 5
-//! (mixed addition, 11M + 2m_b) and Algorithm 6 (doubling, 8M + 3S + 2m_b). They are complete
-//! on prime-order curves: no exceptional inputs (identity, `P = ±Q`), hence no branches.
-//! Line comments are the paper's step numbers. Everything here is constant-time.
+//! Formulas: Renes–Costello–Batina (eprint 2015/1060), `a = −3`, complete on prime-order
+//! curves: no exceptional inputs (identity, `P = ±Q`), hence no branches. The formula text is
+//! `batch_core::rcb`'s, shared by every backend; here it runs on `CurveDef`'s Montgomery field.
+//! Everything here is constant-time.
 
 use batch_core::curve::CurveDef;
 use batch_core::num::Uint;
@@ -26,7 +25,10 @@ impl<const L: usize> AffineMonty<L> {
     /// `a` where `mask` is zero, `b` where it is all-ones.
     #[inline(always)]
     pub fn select(a: &Self, b: &Self, mask: u64) -> Self {
-        Self { x: Uint::select(&a.x, &b.x, mask), y: Uint::select(&a.y, &b.y, mask) }
+        Self {
+            x: Uint::select(&a.x, &b.x, mask),
+            y: Uint::select(&a.y, &b.y, mask),
+        }
     }
 
     /// `−self` where `mask` is all-ones.
@@ -49,13 +51,21 @@ impl<const L: usize> ProjectivePoint<L> {
     /// `(0 : 1 : 0)`.
     #[inline(always)]
     pub fn identity(c: &CurveDef<L>) -> Self {
-        Self { x: Uint::ZERO, y: *c.p.one(), z: Uint::ZERO }
+        Self {
+            x: Uint::ZERO,
+            y: *c.p.one(),
+            z: Uint::ZERO,
+        }
     }
 
     /// `(x : y : 1)`.
     #[inline(always)]
     pub fn from_affine(a: &AffineMonty<L>, c: &CurveDef<L>) -> Self {
-        Self { x: a.x, y: a.y, z: *c.p.one() }
+        Self {
+            x: a.x,
+            y: a.y,
+            z: *c.p.one(),
+        }
     }
 
     /// All-ones if this is the identity (`Z = 0`).
@@ -67,7 +77,11 @@ impl<const L: usize> ProjectivePoint<L> {
     /// `a` where `mask` is zero, `b` where it is all-ones.
     #[inline(always)]
     pub fn select(a: &Self, b: &Self, mask: u64) -> Self {
-        Self { x: Uint::select(&a.x, &b.x, mask), y: Uint::select(&a.y, &b.y, mask), z: Uint::select(&a.z, &b.z, mask) }
+        Self {
+            x: Uint::select(&a.x, &b.x, mask),
+            y: Uint::select(&a.y, &b.y, mask),
+            z: Uint::select(&a.z, &b.z, mask),
+        }
     }
 
     /// Replaces `self` with `other` where `mask` is all-ones.
@@ -88,53 +102,9 @@ impl<const L: usize> ProjectivePoint<L> {
     /// `self + rhs`, complete (RCB15 Algorithm 4, `a = −3`).
     #[inline(always)]
     pub fn add(&self, rhs: &Self, c: &CurveDef<L>) -> Self {
-        let f = &c.p;
-        let (x1, y1, z1) = (&self.x, &self.y, &self.z);
-        let (x2, y2, z2) = (&rhs.x, &rhs.y, &rhs.z);
-        let mut t0 = f.mul(x1, x2); // 1
-        let mut t1 = f.mul(y1, y2); // 2
-        let mut t2 = f.mul(z1, z2); // 3
-        let mut t3 = f.add(x1, y1); // 4
-        let mut t4 = f.add(x2, y2); // 5
-        t3 = f.mul(&t3, &t4); // 6
-        t4 = f.add(&t0, &t1); // 7
-        t3 = f.sub(&t3, &t4); // 8
-        t4 = f.add(y1, z1); // 9
-        let mut x3 = f.add(y2, z2); // 10
-        t4 = f.mul(&t4, &x3); // 11
-        x3 = f.add(&t1, &t2); // 12
-        t4 = f.sub(&t4, &x3); // 13
-        x3 = f.add(x1, z1); // 14
-        let mut y3 = f.add(x2, z2); // 15
-        x3 = f.mul(&x3, &y3); // 16
-        y3 = f.add(&t0, &t2); // 17
-        y3 = f.sub(&x3, &y3); // 18
-        let mut z3 = f.mul(&c.b, &t2); // 19
-        x3 = f.sub(&y3, &z3); // 20
-        z3 = f.add(&x3, &x3); // 21
-        x3 = f.add(&x3, &z3); // 22
-        z3 = f.sub(&t1, &x3); // 23
-        x3 = f.add(&t1, &x3); // 24
-        y3 = f.mul(&c.b, &y3); // 25
-        t1 = f.add(&t2, &t2); // 26
-        t2 = f.add(&t1, &t2); // 27
-        y3 = f.sub(&y3, &t2); // 28
-        y3 = f.sub(&y3, &t0); // 29
-        t1 = f.add(&y3, &y3); // 30
-        y3 = f.add(&t1, &y3); // 31
-        t1 = f.add(&t0, &t0); // 32
-        t0 = f.add(&t1, &t0); // 33
-        t0 = f.sub(&t0, &t2); // 34
-        t1 = f.mul(&t4, &y3); // 35
-        t2 = f.mul(&t0, &y3); // 36
-        y3 = f.mul(&x3, &z3); // 37
-        y3 = f.add(&y3, &t2); // 38
-        x3 = f.mul(&x3, &t3); // 39
-        x3 = f.sub(&x3, &t1); // 40
-        z3 = f.mul(&z3, &t4); // 41
-        t1 = f.mul(&t3, &t0); // 42
-        z3 = f.add(&z3, &t1); // 43
-        Self { x: x3, y: y3, z: z3 }
+        let (x, y, z) =
+            batch_core::rcb_add!(&c.p, c.b, (self.x, self.y, self.z), (rhs.x, rhs.y, rhs.z));
+        Self { x, y, z }
     }
 
     /// `self + rhs`, or `self` where `rhs_identity` is all-ones (then `rhs` may hold anything).
@@ -142,96 +112,27 @@ impl<const L: usize> ProjectivePoint<L> {
     /// hence the select.
     #[inline(always)]
     pub fn add_mixed(&self, rhs: &AffineMonty<L>, rhs_identity: u64, c: &CurveDef<L>) -> Self {
-        let f = &c.p;
-        let (x1, y1, z1) = (&self.x, &self.y, &self.z);
-        let (x2, y2) = (&rhs.x, &rhs.y);
-        let mut t0 = f.mul(x1, x2); // 1
-        let mut t1 = f.mul(y1, y2); // 2
-        let mut t3 = f.add(x2, y2); // 3
-        let mut t4 = f.add(x1, y1); // 4
-        t3 = f.mul(&t3, &t4); // 5
-        t4 = f.add(&t0, &t1); // 6
-        t3 = f.sub(&t3, &t4); // 7
-        t4 = f.mul(y2, z1); // 8
-        t4 = f.add(&t4, y1); // 9
-        let mut y3 = f.mul(x2, z1); // 10
-        y3 = f.add(&y3, x1); // 11
-        let mut z3 = f.mul(&c.b, z1); // 12
-        let mut x3 = f.sub(&y3, &z3); // 13
-        z3 = f.add(&x3, &x3); // 14
-        x3 = f.add(&x3, &z3); // 15
-        z3 = f.sub(&t1, &x3); // 16
-        x3 = f.add(&t1, &x3); // 17
-        y3 = f.mul(&c.b, &y3); // 18
-        t1 = f.add(z1, z1); // 19
-        let mut t2 = f.add(&t1, z1); // 20
-        y3 = f.sub(&y3, &t2); // 21
-        y3 = f.sub(&y3, &t0); // 22
-        t1 = f.add(&y3, &y3); // 23
-        y3 = f.add(&t1, &y3); // 24
-        t1 = f.add(&t0, &t0); // 25
-        t0 = f.add(&t1, &t0); // 26
-        t0 = f.sub(&t0, &t2); // 27
-        t1 = f.mul(&t4, &y3); // 28
-        t2 = f.mul(&t0, &y3); // 29
-        y3 = f.mul(&x3, &z3); // 30
-        y3 = f.add(&y3, &t2); // 31
-        x3 = f.mul(&x3, &t3); // 32
-        x3 = f.sub(&x3, &t1); // 33
-        z3 = f.mul(&z3, &t4); // 34
-        t1 = f.mul(&t3, &t0); // 35
-        z3 = f.add(&z3, &t1); // 36
-        let sum = Self { x: x3, y: y3, z: z3 };
+        let (x, y, z) =
+            batch_core::rcb_add_mixed!(&c.p, c.b, (self.x, self.y, self.z), (rhs.x, rhs.y));
+        let sum = Self { x, y, z };
         Self::select(&sum, self, rhs_identity)
     }
 
     /// `2·self`, complete (RCB15 Algorithm 6, `a = −3`).
     #[inline(always)]
     pub fn double(&self, c: &CurveDef<L>) -> Self {
-        let f = &c.p;
-        let (x, y, z) = (&self.x, &self.y, &self.z);
-        let mut t0 = f.square(x); // 1
-        let t1 = f.square(y); // 2
-        let mut t2 = f.square(z); // 3
-        let mut t3 = f.mul(x, y); // 4
-        t3 = f.add(&t3, &t3); // 5
-        let mut z3 = f.mul(x, z); // 6
-        z3 = f.add(&z3, &z3); // 7
-        let mut y3 = f.mul(&c.b, &t2); // 8
-        y3 = f.sub(&y3, &z3); // 9
-        let mut x3 = f.add(&y3, &y3); // 10
-        y3 = f.add(&x3, &y3); // 11
-        x3 = f.sub(&t1, &y3); // 12
-        y3 = f.add(&t1, &y3); // 13
-        y3 = f.mul(&x3, &y3); // 14
-        x3 = f.mul(&x3, &t3); // 15
-        t3 = f.add(&t2, &t2); // 16
-        t2 = f.add(&t2, &t3); // 17
-        z3 = f.mul(&c.b, &z3); // 18
-        z3 = f.sub(&z3, &t2); // 19
-        z3 = f.sub(&z3, &t0); // 20
-        t3 = f.add(&z3, &z3); // 21
-        z3 = f.add(&z3, &t3); // 22
-        t3 = f.add(&t0, &t0); // 23
-        t0 = f.add(&t3, &t0); // 24
-        t0 = f.sub(&t0, &t2); // 25
-        t0 = f.mul(&t0, &z3); // 26
-        y3 = f.add(&y3, &t0); // 27
-        t0 = f.mul(y, z); // 28
-        t0 = f.add(&t0, &t0); // 29
-        z3 = f.mul(&t0, &z3); // 30
-        x3 = f.sub(&x3, &z3); // 31
-        z3 = f.mul(&t0, &t1); // 32
-        z3 = f.add(&z3, &z3); // 33
-        z3 = f.add(&z3, &z3); // 34
-        Self { x: x3, y: y3, z: z3 }
+        let (x, y, z) = batch_core::rcb_double!(&c.p, c.b, (self.x, self.y, self.z));
+        Self { x, y, z }
     }
 }
 
 /// Affine forms of `pts` with one field inversion for the whole slice (Montgomery's trick):
 /// `out[i] = (point, mask)`, the mask all-ones where `pts[i]` is the identity (then the point
 /// is `(0, 0)`). Constant-time: identities are swapped for `Z = 1` by select, not skipped.
-pub fn batch_normalize<const L: usize>(c: &CurveDef<L>, pts: &[ProjectivePoint<L>]) -> Vec<(AffineMonty<L>, u64)> {
+pub fn batch_normalize<const L: usize>(
+    c: &CurveDef<L>,
+    pts: &[ProjectivePoint<L>],
+) -> Vec<(AffineMonty<L>, u64)> {
     let f = &c.p;
     let one = *f.one();
     // prefix[i] = z_0 ⋯ z_{i−1}, with identities counted as 1.
@@ -250,7 +151,10 @@ pub fn batch_normalize<const L: usize>(c: &CurveDef<L>, pts: &[ProjectivePoint<L
         let z = Uint::select(&p.z, &one, id);
         let zinv = f.mul(&inv, &prefix[i]);
         inv = f.mul(&inv, &z);
-        let a = AffineMonty { x: f.mul(&p.x, &zinv), y: f.mul(&p.y, &zinv) };
+        let a = AffineMonty {
+            x: f.mul(&p.x, &zinv),
+            y: f.mul(&p.y, &zinv),
+        };
         out[i] = (AffineMonty::select(&a, &AffineMonty::default(), id), id);
     }
     out
@@ -293,7 +197,11 @@ mod tests {
         assert!(eq(c, &g.add(&g2, c), &g3));
         assert!(eq(c, &id.add_mixed(&ga, 0, c), &g));
         assert!(eq(c, &g.add_mixed(&ga, 0, c), &g2));
-        assert!(eq(c, &g3.add_mixed(&AffineMonty::default(), u64::MAX, c), &g3));
+        assert!(eq(
+            c,
+            &g3.add_mixed(&AffineMonty::default(), u64::MAX, c),
+            &g3
+        ));
         assert!(eq(c, &id.add(&g3, c), &g3));
         assert!(eq(c, &g3.add(&id, c), &g3));
         assert_eq!(g.add(&neg_g, c).is_identity_mask(), u64::MAX);

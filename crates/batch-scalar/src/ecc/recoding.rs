@@ -39,8 +39,13 @@ pub enum Method {
 }
 
 impl Method {
-    pub const ALL: [Method; 5] =
-        [Method::DoubleAndAddVartime, Method::NafVartime, Method::WnafVartime, Method::FixedWindow, Method::Comb];
+    pub const ALL: [Method; 5] = [
+        Method::DoubleAndAddVartime,
+        Method::NafVartime,
+        Method::WnafVartime,
+        Method::FixedWindow,
+        Method::Comb,
+    ];
 
     /// Short name, as used for bench ids.
     pub fn name(self) -> &'static str {
@@ -64,10 +69,15 @@ impl Method {
     ) -> ProjectivePoint<L> {
         match self {
             Method::DoubleAndAddVartime => double_and_add_vartime(c, p, k),
-            Method::NafVartime => signed_digits_vartime(c, p, &wnaf_vartime(k, 2, c.curve.bits()), 2),
-            Method::WnafVartime => {
-                signed_digits_vartime(c, p, &wnaf_vartime(k, WNAF_WIDTH, c.curve.bits()), WNAF_WIDTH)
+            Method::NafVartime => {
+                signed_digits_vartime(c, p, &wnaf_vartime(k, 2, c.curve.bits()), 2)
             }
+            Method::WnafVartime => signed_digits_vartime(
+                c,
+                p,
+                &wnaf_vartime(k, WNAF_WIDTH, c.curve.bits()),
+                WNAF_WIDTH,
+            ),
             Method::FixedWindow => varbase::mul(c, p, 0, k),
             Method::Comb => comb.mul(c, k),
         }
@@ -75,7 +85,11 @@ impl Method {
 }
 
 /// Left-to-right binary method.
-fn double_and_add_vartime<const L: usize>(c: &CurveDef<L>, p: &AffineMonty<L>, k: &Uint<L>) -> ProjectivePoint<L> {
+fn double_and_add_vartime<const L: usize>(
+    c: &CurveDef<L>,
+    p: &AffineMonty<L>,
+    k: &Uint<L>,
+) -> ProjectivePoint<L> {
     let mut acc = ProjectivePoint::identity(c);
     for i in (0..c.curve.bits()).rev() {
         acc = acc.double(c);
@@ -155,7 +169,11 @@ mod tests {
             let reference = batch_normalize(c, &[Method::Comb.mul(c, &g, table, &k)])[0];
             for m in Method::ALL {
                 let got = batch_normalize(c, &[m.mul(c, &g, table, &k)])[0];
-                assert_eq!(got, reference, "{:?} on {:?} for k = {:x?}", m, c.curve, k.0);
+                assert_eq!(
+                    got, reference,
+                    "{:?} on {:?} for k = {:x?}",
+                    m, c.curve, k.0
+                );
             }
         }
     }

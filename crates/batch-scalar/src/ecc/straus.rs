@@ -68,7 +68,11 @@ struct JacobianPoint<const L: usize> {
 
 impl<const L: usize> JacobianPoint<L> {
     fn identity(c: &CurveDef<L>) -> Self {
-        Self { x: *c.p.one(), y: *c.p.one(), z: Uint::ZERO }
+        Self {
+            x: *c.p.one(),
+            y: *c.p.one(),
+            z: Uint::ZERO,
+        }
     }
 
     fn is_identity_vartime(&self) -> bool {
@@ -97,7 +101,11 @@ impl<const L: usize> JacobianPoint<L> {
         // Y₃ = α(4β − X₃) − 8γ², with 8γ² = 2(2γ)²
         let g8 = f.double(&f.square(&f.double(&gamma)));
         let y3 = f.sub(&f.mul(&alpha, &f.sub(&beta4, &x3)), &g8);
-        Self { x: x3, y: y3, z: z3 }
+        Self {
+            x: x3,
+            y: y3,
+            z: z3,
+        }
     }
 
     /// `self + a` for affine `a` (8M + 3S), falling back to doubling for `self = a` and the
@@ -106,7 +114,11 @@ impl<const L: usize> JacobianPoint<L> {
     fn add_affine_vartime(&self, a: &AffineMonty<L>, c: &CurveDef<L>) -> Self {
         let f = &c.p;
         if self.is_identity_vartime() {
-            return Self { x: a.x, y: a.y, z: *f.one() };
+            return Self {
+                x: a.x,
+                y: a.y,
+                z: *f.one(),
+            };
         }
         let z1z1 = f.square(&self.z);
         let u2 = f.mul(&a.x, &z1z1);
@@ -114,7 +126,11 @@ impl<const L: usize> JacobianPoint<L> {
         let h = f.sub(&u2, &self.x);
         let r = f.sub(&s2, &self.y);
         if h.is_zero_vartime() {
-            return if r.is_zero_vartime() { self.double_vartime(c) } else { Self::identity(c) };
+            return if r.is_zero_vartime() {
+                self.double_vartime(c)
+            } else {
+                Self::identity(c)
+            };
         }
         let hh = f.square(&h);
         let hhh = f.mul(&h, &hh);
@@ -123,25 +139,40 @@ impl<const L: usize> JacobianPoint<L> {
         let x3 = f.sub(&f.sub(&f.square(&r), &hhh), &f.double(&v));
         let y3 = f.sub(&f.mul(&r, &f.sub(&v, &x3)), &f.mul(&self.y, &hhh));
         let z3 = f.mul(&self.z, &h);
-        Self { x: x3, y: y3, z: z3 }
+        Self {
+            x: x3,
+            y: y3,
+            z: z3,
+        }
     }
 
     /// Homogeneous `(XZ : Y : Z³)`: same affine point.
     fn to_projective(self, c: &CurveDef<L>) -> ProjectivePoint<L> {
         let f = &c.p;
         let z2 = f.square(&self.z);
-        ProjectivePoint { x: f.mul(&self.x, &self.z), y: self.y, z: f.mul(&z2, &self.z) }
+        ProjectivePoint {
+            x: f.mul(&self.x, &self.z),
+            y: self.y,
+            z: f.mul(&z2, &self.z),
+        }
     }
 }
 
 /// `d·P` from a table of odd multiples, `d` odd and non-zero: `table[(|d|−1)/2]`, negated for
 /// `d < 0`.
 #[inline(always)]
-fn signed_entry_vartime<const L: usize>(c: &CurveDef<L>, e: &AffineMonty<L>, d: i32) -> AffineMonty<L> {
+fn signed_entry_vartime<const L: usize>(
+    c: &CurveDef<L>,
+    e: &AffineMonty<L>,
+    d: i32,
+) -> AffineMonty<L> {
     if d > 0 {
         *e
     } else {
-        AffineMonty { x: e.x, y: c.p.neg(&e.y) }
+        AffineMonty {
+            x: e.x,
+            y: c.p.neg(&e.y),
+        }
     }
 }
 
@@ -184,7 +215,10 @@ pub fn mul_double_chunk_vartime<const L: usize>(
             None => vec![0; bits + 1],
         };
         // digits up to the highest non-zero one of either scalar
-        let len = (0..=bits).rev().find(|&i| naf1[i] != 0 || naf2[i] != 0).map_or(0, |top| top + 1);
+        let len = (0..=bits)
+            .rev()
+            .find(|&i| naf1[i] != 0 || naf2[i] != 0)
+            .map_or(0, |top| top + 1);
         let mut acc = JacobianPoint::identity(c);
         for i in (0..len).rev() {
             acc = acc.double_vartime(c);
@@ -221,7 +255,12 @@ mod tests {
     fn wnaf_reconstructs_and_is_sparse() {
         let mut rng = rand::thread_rng();
         for w in [2usize, 4, 5, 7, 8] {
-            let mut ks = vec![Uint::<4>::ZERO, Uint::ONE, Uint([u64::MAX; 4]), Uint([0, 0, 0, 1 << 63])];
+            let mut ks = vec![
+                Uint::<4>::ZERO,
+                Uint::ONE,
+                Uint([u64::MAX; 4]),
+                Uint([0, 0, 0, 1 << 63]),
+            ];
             for _ in 0..50 {
                 ks.push(Uint([rng.gen(), rng.gen(), rng.gen(), rng.gen()]));
             }
@@ -232,7 +271,10 @@ mod tests {
                 for (i, &d) in naf.iter().enumerate().rev() {
                     if d != 0 {
                         assert!(d % 2 != 0 && d.unsigned_abs() < 1 << (w - 1), "digit {d}");
-                        assert!(naf[i + 1..(i + w).min(naf.len())].iter().all(|&e| e == 0), "adjacent");
+                        assert!(
+                            naf[i + 1..(i + w).min(naf.len())].iter().all(|&e| e == 0),
+                            "adjacent"
+                        );
                     }
                     sum = (sum << 1) + d;
                 }
@@ -249,18 +291,31 @@ mod tests {
         let ga = AffineMonty { x: c.gx, y: c.gy };
         let g = ProjectivePoint::from_affine(&ga, c);
         let norm = |p: ProjectivePoint<4>| batch_normalize(c, &[p])[0];
-        let jg = JacobianPoint { x: c.gx, y: c.gy, z: *c.p.one() };
+        let jg = JacobianPoint {
+            x: c.gx,
+            y: c.gy,
+            z: *c.p.one(),
+        };
         // 2G, 3G, 4G
         let j2 = jg.double_vartime(c);
         assert_eq!(norm(j2.to_projective(c)), norm(g.double(c)));
         let j3 = j2.add_affine_vartime(&ga, c);
         assert_eq!(norm(j3.to_projective(c)), norm(g.double(c).add(&g, c)));
         // G + G through the addition, G + (−G), identity + G, 2·identity
-        assert_eq!(norm(jg.add_affine_vartime(&ga, c).to_projective(c)), norm(j2.to_projective(c)));
-        let neg = AffineMonty { x: ga.x, y: c.p.neg(&ga.y) };
+        assert_eq!(
+            norm(jg.add_affine_vartime(&ga, c).to_projective(c)),
+            norm(j2.to_projective(c))
+        );
+        let neg = AffineMonty {
+            x: ga.x,
+            y: c.p.neg(&ga.y),
+        };
         assert!(jg.add_affine_vartime(&neg, c).is_identity_vartime());
         let id = JacobianPoint::identity(c);
-        assert_eq!(norm(id.add_affine_vartime(&ga, c).to_projective(c)), norm(g));
+        assert_eq!(
+            norm(id.add_affine_vartime(&ga, c).to_projective(c)),
+            norm(g)
+        );
         assert!(id.double_vartime(c).is_identity_vartime());
         assert_eq!(id.to_projective(c).is_identity_mask(), u64::MAX);
         // a non-normalised Jacobian point (Z ≠ 1) plus an affine one

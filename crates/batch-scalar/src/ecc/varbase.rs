@@ -21,7 +21,11 @@ const HALF: usize = 1 << (W - 1);
 
 /// `mag·Q` from the table (`table[j−1] = j·Q`), the identity for `mag = 0`; reads every entry.
 #[inline(always)]
-fn lookup<const L: usize>(c: &CurveDef<L>, table: &[ProjectivePoint<L>; HALF], mag: u64) -> ProjectivePoint<L> {
+fn lookup<const L: usize>(
+    c: &CurveDef<L>,
+    table: &[ProjectivePoint<L>; HALF],
+    mag: u64,
+) -> ProjectivePoint<L> {
     let mut out = ProjectivePoint::identity(c);
     for (j, e) in table.iter().enumerate() {
         out.assign_if(e, ct_eq_mask(j as u64 + 1, mag));
@@ -32,12 +36,21 @@ fn lookup<const L: usize>(c: &CurveDef<L>, table: &[ProjectivePoint<L>; HALF], m
 /// `k·Q` for `k < n`; `q_identity` all-ones means `Q = O` (then `q` is ignored).
 /// Inlined so that a compile-time `c` folds into the field arithmetic (see `ecc::CurveSpec`).
 #[inline(always)]
-pub fn mul<const L: usize>(c: &CurveDef<L>, q: &AffineMonty<L>, q_identity: u64, k: &Uint<L>) -> ProjectivePoint<L> {
+pub fn mul<const L: usize>(
+    c: &CurveDef<L>,
+    q: &AffineMonty<L>,
+    q_identity: u64,
+    k: &Uint<L>,
+) -> ProjectivePoint<L> {
     let id = ProjectivePoint::identity(c);
     let q1 = ProjectivePoint::select(&ProjectivePoint::from_affine(q, c), &id, q_identity);
     let mut table = [q1; HALF];
     for j in 2..=HALF {
-        table[j - 1] = if j % 2 == 0 { table[j / 2 - 1].double(c) } else { table[j - 2].add_mixed(q, q_identity, c) };
+        table[j - 1] = if j % 2 == 0 {
+            table[j / 2 - 1].double(c)
+        } else {
+            table[j - 2].add_mixed(q, q_identity, c)
+        };
     }
     let windows = booth_windows(c.curve.bits(), W);
     let (mag, neg) = booth_digit(k, windows - 1, W);

@@ -68,7 +68,11 @@ struct EcJob {
     q: AffinePoint,
 }
 
-const ZERO_JOB: EcJob = EcJob { kg: EcUint::ZERO, kq: EcUint::ZERO, q: AffinePoint::IDENTITY };
+const ZERO_JOB: EcJob = EcJob {
+    kg: EcUint::ZERO,
+    kq: EcUint::ZERO,
+    q: AffinePoint::IDENTITY,
+};
 
 /// `k·G` for each scalar.
 pub(crate) fn mul_base(
@@ -78,7 +82,10 @@ pub(crate) fn mul_base(
     max_chunk_jobs: Option<usize>,
 ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
     // `check_scalar` is constant-time in k: only its verdict is public.
-    let jobs = scalars.iter().map(|k| check_scalar(curve, k).map(|()| EcJob { kg: *k, ..ZERO_JOB })).collect();
+    let jobs = scalars
+        .iter()
+        .map(|k| check_scalar(curve, k).map(|()| EcJob { kg: *k, ..ZERO_JOB }))
+        .collect();
     run(ctx, curve, Op::Base, jobs, max_chunk_jobs)
 }
 
@@ -93,7 +100,13 @@ pub(crate) fn mul_point(
     let jobs = points
         .iter()
         .zip(scalars)
-        .map(|(q, k)| check_point_job(curve, k, q).map(|()| EcJob { kq: *k, q: *q, ..ZERO_JOB }))
+        .map(|(q, k)| {
+            check_point_job(curve, k, q).map(|()| EcJob {
+                kq: *k,
+                q: *q,
+                ..ZERO_JOB
+            })
+        })
         .collect();
     run(ctx, curve, Op::Point, jobs, max_chunk_jobs)
 }
@@ -112,7 +125,11 @@ pub(crate) fn mul_double_vartime(
         .zip(u2)
         .zip(points)
         .map(|((a, b), q)| {
-            check_double_job(curve, a, b, q).map(|()| EcJob { kg: *a, kq: *b, q: *q })
+            check_double_job(curve, a, b, q).map(|()| EcJob {
+                kg: *a,
+                kq: *b,
+                q: *q,
+            })
         })
         .collect();
     run(ctx, curve, Op::DoubleVartime, jobs, max_chunk_jobs)
@@ -173,7 +190,11 @@ fn add_cost(limbs: usize) -> usize {
 
 /// The dispatches of one chunk: `(pipeline, first, steps)`, each under [`LOOP_BUDGET`] loop
 /// iterations per invocation.
-fn dispatch_plan(p: &EcPipelines, curve: Curve, op: Op) -> Vec<(&wgpu::ComputePipeline, usize, usize)> {
+fn dispatch_plan(
+    p: &EcPipelines,
+    curve: Curve,
+    op: Op,
+) -> Vec<(&wgpu::ComputePipeline, usize, usize)> {
     let limbs = shaders::ec_limbs(curve);
     let windows = shaders::ec_windows(curve);
     let add = add_cost(limbs);
@@ -181,7 +202,9 @@ fn dispatch_plan(p: &EcPipelines, curve: Curve, op: Op) -> Vec<(&wgpu::ComputePi
     let step = add + DIGITS + 1;
     let split = |pipeline, from: usize, to: usize, per: usize| {
         let per = per.max(1);
-        (from..to).step_by(per).map(move |first| (pipeline, first, per.min(to - first)))
+        (from..to)
+            .step_by(per)
+            .map(move |first| (pipeline, first, per.min(to - first)))
     };
     // ec_load with first = 1 also loads Q into the table
     let mut plan = vec![(&p.load, usize::from(op != Op::Base), 0)];
@@ -200,7 +223,11 @@ fn dispatch_plan(p: &EcPipelines, curve: Curve, op: Op) -> Vec<(&wgpu::ComputePi
 /// workgroup count one dimension.
 fn chunk_cap(ctx: &GpuContext, limbs: usize, slots: usize, max_chunk_jobs: Option<usize>) -> usize {
     let widest_words = slots.max(JOB_FIELDS) * limbs;
-    let max_binding = ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size).min(1 << 30) as usize;
+    let max_binding = ctx
+        .limits
+        .max_storage_buffer_binding_size
+        .min(ctx.limits.max_buffer_size)
+        .min(1 << 30) as usize;
     let by_memory = (max_binding / (4 * widest_words)).max(1);
     let by_dispatch = ctx.max_jobs_per_dispatch();
     let cap = by_memory.min(by_dispatch);
@@ -215,41 +242,75 @@ fn run_curve<const L: usize>(
     max_chunk_jobs: Option<usize>,
 ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
     let limbs = 2 * L;
-    let mut out: Vec<JobResult<AffinePoint>> =
-        jobs.iter().map(|j| j.as_ref().map(|_| AffinePoint::IDENTITY).map_err(Clone::clone)).collect();
-    let valid: Vec<(usize, EcJob)> = jobs.iter().enumerate().filter_map(|(i, j)| j.as_ref().ok().map(|j| (i, *j))).collect();
+    let mut out: Vec<JobResult<AffinePoint>> = jobs
+        .iter()
+        .map(|j| {
+            j.as_ref()
+                .map(|_| AffinePoint::IDENTITY)
+                .map_err(Clone::clone)
+        })
+        .collect();
+    let valid: Vec<(usize, EcJob)> = jobs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, j)| j.as_ref().ok().map(|j| (i, *j)))
+        .collect();
     if valid.is_empty() {
         return Ok(out);
     }
     let _device = ctx.lock();
-    let pipelines = ctx.ec_pipelines(c.curve, || curve_constants(c)).map_err(Error::Backend)?;
+    let pipelines = ctx
+        .ec_pipelines(c.curve, || curve_constants(c))
+        .map_err(Error::Backend)?;
     let plan = dispatch_plan(&pipelines, c.curve, op);
-    let slots = if op == Op::Base { SLOTS_BASE } else { SLOTS_POINT };
+    let slots = if op == Op::Base {
+        SLOTS_BASE
+    } else {
+        SLOTS_POINT
+    };
     let one = *c.p.one();
     // each chunk's words are built just before it is submitted (the iterator is lazy), while
     // the previous chunk runs
-    let items = valid.chunks(chunk_cap(ctx, limbs, slots, max_chunk_jobs)).map(|chunk| {
-        let mut words = Vec::with_capacity(chunk.len() * JOB_FIELDS * limbs);
-        for (_, job) in chunk {
-            push_words(&mut words, &job.kg.0[..L], limbs);
-            push_words(&mut words, &job.kq.0[..L], limbs);
-            // Q was checked on the curve, so its coordinates are below p
-            let x = c.fe_from_seam(&job.q.x).unwrap_or(Uint::ZERO);
-            let y = c.fe_from_seam(&job.q.y).unwrap_or(one);
-            let id = (job.q.infinity as u64).wrapping_neg();
-            let (x, y, z) = (Uint::select(&x, &Uint::ZERO, id), Uint::select(&y, &one, id), Uint::select(&one, &Uint::ZERO, id));
-            for coord in [x, y, z] {
-                push_words(&mut words, &coord.0, limbs);
+    let items = valid
+        .chunks(chunk_cap(ctx, limbs, slots, max_chunk_jobs))
+        .map(|chunk| {
+            let mut words = Vec::with_capacity(chunk.len() * JOB_FIELDS * limbs);
+            for (_, job) in chunk {
+                push_words(&mut words, &job.kg.0[..L], limbs);
+                push_words(&mut words, &job.kq.0[..L], limbs);
+                // Q was checked on the curve, so its coordinates are below p
+                let x = c.fe_from_seam(&job.q.x).unwrap_or(Uint::ZERO);
+                let y = c.fe_from_seam(&job.q.y).unwrap_or(one);
+                let id = (job.q.infinity as u64).wrapping_neg();
+                let (x, y, z) = (
+                    Uint::select(&x, &Uint::ZERO, id),
+                    Uint::select(&y, &one, id),
+                    Uint::select(&one, &Uint::ZERO, id),
+                );
+                for coord in [x, y, z] {
+                    push_words(&mut words, &coord.0, limbs);
+                }
             }
-        }
-        (chunk, words)
-    });
+            (chunk, words)
+        });
     ctx.run_chunks(
         items,
         |(chunk, words)| {
-            let inputs = [Input::Buffer(&pipelines.curve_record), Input::Words(words), Input::Buffer(&pipelines.base_table)];
+            let inputs = [
+                Input::Buffer(&pipelines.curve_record),
+                Input::Words(words),
+                Input::Buffer(&pipelines.base_table),
+            ];
             let n = chunk.len();
-            ctx.submit_plan("scalar_mul", &plan, n, 0, inputs, n * 3 * limbs, n * slots * limbs)
+            ctx.submit_plan(
+                "scalar_mul",
+                &plan,
+                n,
+                0,
+                inputs,
+                n * 3 * limbs,
+                n * slots * limbs,
+            )
         },
         |(chunk, _), result| {
             for ((i, _), r) in chunk.iter().zip(affine_results(c, &result)) {
@@ -267,9 +328,15 @@ fn affine_results<const L: usize>(c: &CurveDef<L>, words: &[u32]) -> Vec<JobResu
     let pts: Vec<(ProjectivePoint<L>, u64)> = words
         .chunks_exact(3 * limbs)
         .map(|w| {
-            let pt = ProjectivePoint { x: uint_of(&w[..limbs]), y: uint_of(&w[limbs..2 * limbs]), z: uint_of(&w[2 * limbs..]) };
+            let pt = ProjectivePoint {
+                x: uint_of(&w[..limbs]),
+                y: uint_of(&w[limbs..2 * limbs]),
+                z: uint_of(&w[2 * limbs..]),
+            };
             // all-ones when every coordinate is below p (the subtraction borrows)
-            let canonical = [&pt.x, &pt.y, &pt.z].iter().fold(u64::MAX, |m, v| m & v.sbb(c.p.modulus()).1.wrapping_neg());
+            let canonical = [&pt.x, &pt.y, &pt.z]
+                .iter()
+                .fold(u64::MAX, |m, v| m & v.sbb(c.p.modulus()).1.wrapping_neg());
             (pt, canonical)
         })
         .collect();
@@ -285,7 +352,11 @@ fn affine_results<const L: usize>(c: &CurveDef<L>, words: &[u32]) -> Vec<JobResu
                     if ok != u64::MAX {
                         return Err(Error::FaultDetected("wgpu: EC result not on the curve"));
                     }
-                    Ok(AffinePoint { x: c.fe_to_seam(&a.x), y: c.fe_to_seam(&a.y), infinity: id != 0 })
+                    Ok(AffinePoint {
+                        x: c.fe_to_seam(&a.x),
+                        y: c.fe_to_seam(&a.y),
+                        infinity: id != 0,
+                    })
                 })
                 .collect::<Vec<_>>()
         })
@@ -310,12 +381,19 @@ mod tests {
         for (i, d) in [(0usize, 0usize), (0, 1), (0, 15), (1, 3), (37, 9), (63, 15)] {
             let at = (i * DIGITS + d) * 3 * limbs;
             let w = &table[at..at + 3 * limbs];
-            let pt = ProjectivePoint::<4> { x: uint_of(&w[..8]), y: uint_of(&w[8..16]), z: uint_of(&w[16..]) };
+            let pt = ProjectivePoint::<4> {
+                x: uint_of(&w[..8]),
+                y: uint_of(&w[8..16]),
+                z: uint_of(&w[16..]),
+            };
             let (a, id) = batch_normalize(c, &[pt])[0];
             // d·16^i as a scalar
             let mut k = EcUint::ZERO;
             k.0[(4 * i) / 64] = (d as u64) << ((4 * i) % 64);
-            let want = batch_scalar::ecc::mul_base(Curve::P256, &[k]).pop().unwrap().unwrap();
+            let want = batch_scalar::ecc::mul_base(Curve::P256, &[k])
+                .pop()
+                .unwrap()
+                .unwrap();
             assert_eq!(id != 0, want.infinity, "({i}, {d})");
             assert_eq!(c.fe_to_seam(&a.x), want.x, "({i}, {d})");
             assert_eq!(c.fe_to_seam(&a.y), want.y, "({i}, {d})");

@@ -10,7 +10,9 @@ use batch_wgpu::{WgpuBackend, WgpuOptions};
 /// lavapipe a variant's pipelines take seconds to build).
 pub fn wgpu_or_skip(what: &str) -> Option<WgpuBackend> {
     static SHARED: std::sync::OnceLock<WgpuBackend> = std::sync::OnceLock::new();
-    let b = SHARED.get_or_init(|| WgpuBackend::with_options(WgpuOptions::from_env())).clone();
+    let b = SHARED
+        .get_or_init(|| WgpuBackend::with_options(WgpuOptions::from_env()))
+        .clone();
     check(what, b)
 }
 
@@ -18,13 +20,23 @@ pub fn wgpu_or_skip(what: &str) -> Option<WgpuBackend> {
 /// path every adapter without `SHADER_INT64` runs. Shared like [`wgpu_or_skip`].
 pub fn wgpu_portable_or_skip(what: &str) -> Option<WgpuBackend> {
     static SHARED: std::sync::OnceLock<WgpuBackend> = std::sync::OnceLock::new();
-    let b = SHARED.get_or_init(|| WgpuBackend::with_options(WgpuOptions { int64: false, ..WgpuOptions::from_env() })).clone();
+    let b = SHARED
+        .get_or_init(|| {
+            WgpuBackend::with_options(WgpuOptions {
+                int64: false,
+                ..WgpuOptions::from_env()
+            })
+        })
+        .clone();
     check(what, b)
 }
 
 /// Whether CI (or `BATCHSIG_REQUIRE_GPU`) demands the GPU tests run.
 pub fn required() -> bool {
-    std::env::var("CI").map(|v| v == "true" || v == "1").unwrap_or(false) || std::env::var("BATCHSIG_REQUIRE_GPU").is_ok()
+    std::env::var("CI")
+        .map(|v| v == "true" || v == "1")
+        .unwrap_or(false)
+        || std::env::var("BATCHSIG_REQUIRE_GPU").is_ok()
 }
 
 fn check(what: &str, b: WgpuBackend) -> Option<WgpuBackend> {

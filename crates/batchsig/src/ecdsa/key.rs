@@ -28,7 +28,10 @@ pub fn curve_oid(curve: Curve) -> ObjectIdentifier {
 }
 
 fn curve_from_oid(oid: &ObjectIdentifier) -> Result<Curve, Error> {
-    Curve::ALL.into_iter().find(|&c| curve_oid(c) == *oid).ok_or_else(|| key_err(format!("unsupported curve {oid}")))
+    Curve::ALL
+        .into_iter()
+        .find(|&c| curve_oid(c) == *oid)
+        .ok_or_else(|| key_err(format!("unsupported curve {oid}")))
 }
 
 /// An ECDSA public key: a point on the curve, not the identity.
@@ -47,7 +50,9 @@ pub struct EcdsaPrivateKey {
 
 impl core::fmt::Debug for EcdsaPrivateKey {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("EcdsaPrivateKey").field("public", &self.public).finish_non_exhaustive()
+        f.debug_struct("EcdsaPrivateKey")
+            .field("public", &self.public)
+            .finish_non_exhaustive()
     }
 }
 
@@ -55,7 +60,9 @@ impl EcdsaPublicKey {
     /// From an affine point; checks it is on the curve and not the identity.
     pub fn from_affine(curve: Curve, point: AffinePoint) -> Result<Self, Error> {
         if point.infinity || !curve.is_on_curve_vartime(&point) {
-            return Err(key_err(format!("public point is not a valid {curve} point")));
+            return Err(key_err(format!(
+                "public point is not a valid {curve} point"
+            )));
         }
         Ok(Self { curve, point })
     }
@@ -71,15 +78,23 @@ impl EcdsaPublicKey {
     /// SEC 1 §2.3.4 point decoding: `04 ‖ x ‖ y` or compressed `02/03 ‖ x`.
     pub fn from_sec1_bytes(curve: Curve, bytes: &[u8]) -> Result<Self, Error> {
         let fb = curve.field_bytes();
-        let coord = |b: &[u8]| EcUint::from_be_bytes(b).ok_or_else(|| key_err("coordinate too wide"));
+        let coord =
+            |b: &[u8]| EcUint::from_be_bytes(b).ok_or_else(|| key_err("coordinate too wide"));
         let point = match bytes.first() {
-            Some(4) if bytes.len() == 1 + 2 * fb => {
-                AffinePoint { x: coord(&bytes[1..1 + fb])?, y: coord(&bytes[1 + fb..])?, infinity: false }
-            }
+            Some(4) if bytes.len() == 1 + 2 * fb => AffinePoint {
+                x: coord(&bytes[1..1 + fb])?,
+                y: coord(&bytes[1 + fb..])?,
+                infinity: false,
+            },
             Some(2 | 3) if bytes.len() == 1 + fb => {
                 let x = coord(&bytes[1..])?;
-                let y = decompress_y_vartime(curve, &x, bytes[0] & 1).ok_or_else(|| key_err("x is not on the curve"))?;
-                AffinePoint { x, y, infinity: false }
+                let y = decompress_y_vartime(curve, &x, bytes[0] & 1)
+                    .ok_or_else(|| key_err("x is not on the curve"))?;
+                AffinePoint {
+                    x,
+                    y,
+                    infinity: false,
+                }
             }
             _ => return Err(key_err(format!("not a SEC 1 encoded {curve} point"))),
         };
@@ -105,10 +120,16 @@ impl EcdsaPublicKey {
         }
         let spki = spki::SubjectPublicKeyInfoRef::from_der(&der).map_err(key_err)?;
         if spki.algorithm.oid != EC_PUBLIC_KEY {
-            return Err(key_err(format!("not an EC key (algorithm {})", spki.algorithm.oid)));
+            return Err(key_err(format!(
+                "not an EC key (algorithm {})",
+                spki.algorithm.oid
+            )));
         }
         let curve = curve_from_oid(&spki.algorithm.parameters_oid().map_err(key_err)?)?;
-        let bits = spki.subject_public_key.as_bytes().ok_or_else(|| key_err("unaligned BIT STRING"))?;
+        let bits = spki
+            .subject_public_key
+            .as_bytes()
+            .ok_or_else(|| key_err("unaligned BIT STRING"))?;
         Self::from_sec1_bytes(curve, bits)
     }
 
@@ -117,7 +138,10 @@ impl EcdsaPublicKey {
         let point = self.to_sec1_bytes();
         let oid = curve_oid(self.curve);
         let spki = spki::SubjectPublicKeyInfoRef {
-            algorithm: spki::AlgorithmIdentifierRef { oid: EC_PUBLIC_KEY, parameters: Some((&oid).into()) },
+            algorithm: spki::AlgorithmIdentifierRef {
+                oid: EC_PUBLIC_KEY,
+                parameters: Some((&oid).into()),
+            },
             subject_public_key: der::asn1::BitStringRef::from_bytes(&point).map_err(key_err)?,
         };
         let der = spki.to_der().map_err(key_err)?;
@@ -128,7 +152,11 @@ impl EcdsaPublicKey {
 /// `y` with the given parity from `x`: `√(x³ − 3x + b)`, using `p ≡ 3 (mod 4)` for all
 /// three curves. Variable-time (public keys only).
 fn decompress_y_vartime(curve: Curve, x: &EcUint, parity: u8) -> Option<EcUint> {
-    fn go<const L: usize>(def: &batch_core::curve::CurveDef<L>, x: &EcUint, parity: u8) -> Option<EcUint> {
+    fn go<const L: usize>(
+        def: &batch_core::curve::CurveDef<L>,
+        x: &EcUint,
+        parity: u8,
+    ) -> Option<EcUint> {
         let f = &def.p;
         let xm = def.fe_from_seam(x)?;
         let x3 = f.mul(&f.square(&xm), &xm);
@@ -168,7 +196,10 @@ impl EcdsaPrivateKey {
             .mul_base(curve, core::slice::from_ref(&*d))?
             .remove(0)?;
         batch_core::ct::declassify(&mut point); // the public key
-        Ok(Self { d, public: EcdsaPublicKey::from_affine(curve, point)? })
+        Ok(Self {
+            d,
+            public: EcdsaPublicKey::from_affine(curve, point)?,
+        })
     }
 
     /// A fresh key from `rng` (rejection sampling in `[1, n)`, constant-time in the candidate:
@@ -218,11 +249,16 @@ impl EcdsaPrivateKey {
     pub fn from_sec1_der(der: &[u8], curve: Option<Curve>) -> Result<Self, Error> {
         let k = sec1::EcPrivateKey::from_der(der).map_err(key_err)?;
         let named = match k.parameters {
-            Some(p) => Some(curve_from_oid(&p.named_curve().ok_or_else(|| key_err("explicit curve parameters"))?)?),
+            Some(p) => Some(curve_from_oid(
+                &p.named_curve()
+                    .ok_or_else(|| key_err("explicit curve parameters"))?,
+            )?),
             None => None,
         };
         let curve = match (named, curve) {
-            (Some(a), Some(b)) if a != b => return Err(key_err("curve in SEC 1 and PKCS#8 differ")),
+            (Some(a), Some(b)) if a != b => {
+                return Err(key_err("curve in SEC 1 and PKCS#8 differ"))
+            }
             (Some(a), _) | (None, Some(a)) => a,
             (None, None) => return Err(key_err("no curve named")),
         };
@@ -239,7 +275,10 @@ impl EcdsaPrivateKey {
     pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, Error> {
         let info = pkcs8::PrivateKeyInfo::from_der(der).map_err(key_err)?;
         if info.algorithm.oid != EC_PUBLIC_KEY {
-            return Err(key_err(format!("not an EC key (algorithm {})", info.algorithm.oid)));
+            return Err(key_err(format!(
+                "not an EC key (algorithm {})",
+                info.algorithm.oid
+            )));
         }
         let curve = curve_from_oid(&info.algorithm.parameters_oid().map_err(key_err)?)?;
         Self::from_sec1_der(info.private_key, Some(curve))
@@ -250,15 +289,27 @@ impl EcdsaPrivateKey {
         let d = self.to_scalar_bytes();
         let point = self.public.to_sec1_bytes();
         let sec1 = Zeroizing::new(
-            sec1::EcPrivateKey { private_key: &d, parameters: None, public_key: Some(&point) }.to_der().map_err(key_err)?,
+            sec1::EcPrivateKey {
+                private_key: &d,
+                parameters: None,
+                public_key: Some(&point),
+            }
+            .to_der()
+            .map_err(key_err)?,
         );
         let oid = curve_oid(self.curve());
         let info = pkcs8::PrivateKeyInfo::new(
-            spki::AlgorithmIdentifierRef { oid: EC_PUBLIC_KEY, parameters: Some((&oid).into()) },
+            spki::AlgorithmIdentifierRef {
+                oid: EC_PUBLIC_KEY,
+                parameters: Some((&oid).into()),
+            },
             &sec1,
         );
         let der = Zeroizing::new(info.to_der().map_err(key_err)?);
-        Ok(Zeroizing::new(der::pem::encode_string("PRIVATE KEY", der::pem::LineEnding::LF, &der).map_err(key_err)?))
+        Ok(Zeroizing::new(
+            der::pem::encode_string("PRIVATE KEY", der::pem::LineEnding::LF, &der)
+                .map_err(key_err)?,
+        ))
     }
 }
 
@@ -275,12 +326,18 @@ mod tests {
             let fb = curve.field_bytes();
             let mut comp = vec![2 + (full[2 * fb] & 1)];
             comp.extend_from_slice(&full[1..1 + fb]);
-            assert_eq!(EcdsaPublicKey::from_sec1_bytes(curve, &comp).unwrap(), *k.public_key());
+            assert_eq!(
+                EcdsaPublicKey::from_sec1_bytes(curve, &comp).unwrap(),
+                *k.public_key()
+            );
             let pem = k.to_pkcs8_pem().unwrap();
             let again = EcdsaPrivateKey::from_pem_or_der(pem.as_bytes()).unwrap();
             assert_eq!(again.public_key(), k.public_key());
             let pubpem = k.public_key().to_public_key_pem().unwrap();
-            assert_eq!(EcdsaPublicKey::from_pem_or_der(pubpem.as_bytes()).unwrap(), *k.public_key());
+            assert_eq!(
+                EcdsaPublicKey::from_pem_or_der(pubpem.as_bytes()).unwrap(),
+                *k.public_key()
+            );
         }
     }
 }

@@ -62,7 +62,11 @@ pub struct EcdsaVerifyJob<'a> {
 
 impl EcdsaPrivateKey {
     /// Signs every message, hashed with the curve's hash ([`curve_hash`]), hedged nonces.
-    pub fn sign_batch(&self, backend: &dyn Backend, messages: &[&[u8]]) -> Result<Vec<JobResult<EcdsaSignature>>, Error> {
+    pub fn sign_batch(
+        &self,
+        backend: &dyn Backend,
+        messages: &[&[u8]],
+    ) -> Result<Vec<JobResult<EcdsaSignature>>, Error> {
         let hash = curve_hash(self.curve());
         let digests: Vec<Vec<u8>> = messages.par_iter().map(|m| hash.digest(m)).collect();
         let refs: Vec<&[u8]> = digests.iter().map(Vec::as_slice).collect();
@@ -77,7 +81,13 @@ impl EcdsaPrivateKey {
         digests: &[&[u8]],
         nonce: NonceMode,
     ) -> Result<Vec<JobResult<EcdsaSignature>>, Error> {
-        let jobs: Vec<EcdsaSignJob<'_>> = digests.iter().map(|d| EcdsaSignJob { key: self, digest: d }).collect();
+        let jobs: Vec<EcdsaSignJob<'_>> = digests
+            .iter()
+            .map(|d| EcdsaSignJob {
+                key: self,
+                digest: d,
+            })
+            .collect();
         sign_batch(backend, hash, &jobs, nonce, &mut os_seeded_rng()?)
     }
 }
@@ -109,7 +119,11 @@ impl EcdsaPublicKey {
         let jobs: Vec<EcdsaVerifyJob<'_>> = digests
             .iter()
             .zip(signatures)
-            .map(|(d, s)| EcdsaVerifyJob { key: self, digest: d, signature: s })
+            .map(|(d, s)| EcdsaVerifyJob {
+                key: self,
+                digest: d,
+                signature: s,
+            })
             .collect();
         verify_batch(backend, hash, &jobs)
     }
@@ -136,12 +150,25 @@ pub fn sign_batch(
         .collect();
     let mut out: Vec<JobResult<EcdsaSignature>> = vec![Err(Error::EmptyBatch); jobs.len()];
     for curve in Curve::ALL {
-        let idx: Vec<usize> = (0..jobs.len()).filter(|&i| jobs[i].key.curve() == curve).collect();
+        let idx: Vec<usize> = (0..jobs.len())
+            .filter(|&i| jobs[i].key.curve() == curve)
+            .collect();
         if idx.is_empty() {
             continue;
         }
-        let sub: Vec<(&EcdsaSignJob<'_>, &[u8])> =
-            idx.iter().map(|&i| (&jobs[i], if nonce == NonceMode::Hedged { &extra[i][..] } else { &[][..] })).collect();
+        let sub: Vec<(&EcdsaSignJob<'_>, &[u8])> = idx
+            .iter()
+            .map(|&i| {
+                (
+                    &jobs[i],
+                    if nonce == NonceMode::Hedged {
+                        &extra[i][..]
+                    } else {
+                        &[][..]
+                    },
+                )
+            })
+            .collect();
         let res = match curve {
             Curve::P256 => sign_curve(&P256, backend, hash, &sub)?,
             Curve::P384 => sign_curve(&P384, backend, hash, &sub)?,
@@ -183,7 +210,11 @@ fn batch_invert<const L: usize>(def: &CurveDef<L>, xs: &[Uint<L>]) -> Vec<Uint<L
     let mut inv = f.inv_prime(&acc);
     let mut out = vec![Uint::ZERO; xs.len()];
     for i in (0..xs.len()).rev() {
-        out[i] = if i == 0 { inv } else { f.mul(&inv, &prefix[i - 1]) };
+        out[i] = if i == 0 {
+            inv
+        } else {
+            f.mul(&inv, &prefix[i - 1])
+        };
         inv = f.mul(&inv, &xs[i]);
     }
     out
@@ -210,13 +241,30 @@ fn sign_curve<const L: usize>(
         })
         .collect();
     let ok: Vec<usize> = (0..jobs.len()).filter(|&i| prepared[i].is_ok()).collect();
-    let ks: Vec<EcUint> = ok.iter().map(|&i| *prepared[i].as_ref().expect("ok").1).collect();
-    let points = if ks.is_empty() { Vec::new() } else { backend.mul_base(curve, &ks)? };
+    let ks: Vec<EcUint> = ok
+        .iter()
+        .map(|&i| *prepared[i].as_ref().expect("ok").1)
+        .collect();
+    let points = if ks.is_empty() {
+        Vec::new()
+    } else {
+        backend.mul_base(curve, &ks)?
+    };
     if points.len() != ks.len() {
-        return Err(Error::Backend(format!("mul_base returned {} results for {} jobs", points.len(), ks.len())));
+        return Err(Error::Backend(format!(
+            "mul_base returned {} results for {} jobs",
+            points.len(),
+            ks.len()
+        )));
     }
-    let mut out: Vec<JobResult<EcdsaSignature>> =
-        prepared.iter().map(|p| p.as_ref().map(|_| unreachable_sig(curve)).map_err(Clone::clone)).collect();
+    let mut out: Vec<JobResult<EcdsaSignature>> = prepared
+        .iter()
+        .map(|p| {
+            p.as_ref()
+                .map(|_| unreachable_sig(curve))
+                .map_err(Clone::clone)
+        })
+        .collect();
     let results: Vec<(usize, JobResult<EcdsaSignature>)> = ok
         .par_chunks(CHUNK)
         .zip(points.par_chunks(CHUNK))
@@ -228,14 +276,19 @@ fn sign_curve<const L: usize>(
                 .map(|p| {
                     let p = p.as_ref().map_err(Clone::clone)?;
                     // R = k·G is secret (only r is published): constant-time check, public verdict.
-                    let on_curve = curve.on_curve_mask(p) & !batch_core::num::mask_from_bit(p.infinity as u64);
+                    let on_curve =
+                        curve.on_curve_mask(p) & !batch_core::num::mask_from_bit(p.infinity as u64);
                     if !batch_core::ct::declassify_mask(on_curve) {
-                        return Err(Error::FaultDetected("k·G result is not a point on the curve"));
+                        return Err(Error::FaultDetected(
+                            "k·G result is not a point on the curve",
+                        ));
                     }
                     let mut r = coord_mod_n(curve, &p.x);
                     batch_core::ct::declassify(&mut r); // r is part of the signature
                     if r.is_zero_vartime() {
-                        return Err(Error::FaultDetected("r = 0 (probability 2^-256); sign again"));
+                        return Err(Error::FaultDetected(
+                            "r = 0 (probability 2^-256); sign again",
+                        ));
                     }
                     Ok(r)
                 })
@@ -246,8 +299,9 @@ fn sign_curve<const L: usize>(
                 .map(|&j| f.to_monty(&to_l(&prepared[idx[j]].as_ref().expect("ok").1)))
                 .collect();
             let k_inv = batch_invert(def, &k_m);
-            let mut res: Vec<(usize, JobResult<EcdsaSignature>)> =
-                (0..idx.len()).filter_map(|j| rs[j].as_ref().err().map(|e| (idx[j], Err(e.clone())))).collect();
+            let mut res: Vec<(usize, JobResult<EcdsaSignature>)> = (0..idx.len())
+                .filter_map(|j| rs[j].as_ref().err().map(|e| (idx[j], Err(e.clone()))))
+                .collect();
             for (g, &j) in good.iter().enumerate() {
                 let i = idx[j];
                 let (e, _) = prepared[i].as_ref().expect("ok");
@@ -260,7 +314,9 @@ fn sign_curve<const L: usize>(
                 res.push((
                     i,
                     if s.is_zero_vartime() {
-                        Err(Error::FaultDetected("s = 0 (probability 2^-256); sign again"))
+                        Err(Error::FaultDetected(
+                            "s = 0 (probability 2^-256); sign again",
+                        ))
                     } else {
                         Ok(EcdsaSignature { curve, r, s })
                     },
@@ -276,7 +332,11 @@ fn sign_curve<const L: usize>(
 }
 
 fn unreachable_sig(curve: Curve) -> EcdsaSignature {
-    EcdsaSignature { curve, r: EcUint::ZERO, s: EcUint::ZERO }
+    EcdsaSignature {
+        curve,
+        r: EcUint::ZERO,
+        s: EcUint::ZERO,
+    }
 }
 
 /// Verifies a multi-key batch (one backend call per curve). `Ok(())` for a valid signature.
@@ -288,7 +348,9 @@ pub fn verify_batch(
     check_not_empty(jobs.len())?;
     let mut out: Vec<JobResult<()>> = vec![Err(Error::EmptyBatch); jobs.len()];
     for curve in Curve::ALL {
-        let idx: Vec<usize> = (0..jobs.len()).filter(|&i| jobs[i].key.curve == curve).collect();
+        let idx: Vec<usize> = (0..jobs.len())
+            .filter(|&i| jobs[i].key.curve == curve)
+            .collect();
         if idx.is_empty() {
             continue;
         }
@@ -323,7 +385,8 @@ fn verify_curve<const L: usize>(
             if sig.curve != curve {
                 return Err(Error::MalformedSignature("signature is for another curve"));
             }
-            let in_range = |v: &EcUint| !v.is_zero_vartime() && v.cmp_vartime(&n) == core::cmp::Ordering::Less;
+            let in_range =
+                |v: &EcUint| !v.is_zero_vartime() && v.cmp_vartime(&n) == core::cmp::Ordering::Less;
             if !in_range(&sig.r) || !in_range(&sig.s) {
                 return Err(Error::MalformedSignature("r or s is not in [1, n)"));
             }
@@ -331,8 +394,14 @@ fn verify_curve<const L: usize>(
         })
         .collect();
     let ok: Vec<usize> = (0..jobs.len()).filter(|&i| checked[i].is_ok()).collect();
-    let s_m: Vec<Uint<L>> = ok.iter().map(|&i| f.to_monty(&to_l(&jobs[i].signature.s))).collect();
-    let w: Vec<Uint<L>> = s_m.par_chunks(CHUNK).flat_map_iter(|c| batch_invert(def, c)).collect();
+    let s_m: Vec<Uint<L>> = ok
+        .iter()
+        .map(|&i| f.to_monty(&to_l(&jobs[i].signature.s)))
+        .collect();
+    let w: Vec<Uint<L>> = s_m
+        .par_chunks(CHUNK)
+        .flat_map_iter(|c| batch_invert(def, c))
+        .collect();
     let (u1, u2): (Vec<EcUint>, Vec<EcUint>) = ok
         .par_iter()
         .zip(&w)
@@ -344,9 +413,17 @@ fn verify_curve<const L: usize>(
         })
         .unzip();
     let qs: Vec<batch_core::AffinePoint> = ok.iter().map(|&i| jobs[i].key.point).collect();
-    let pts = if ok.is_empty() { Vec::new() } else { backend.mul_double_vartime(curve, &u1, &u2, &qs)? };
+    let pts = if ok.is_empty() {
+        Vec::new()
+    } else {
+        backend.mul_double_vartime(curve, &u1, &u2, &qs)?
+    };
     if pts.len() != ok.len() {
-        return Err(Error::Backend(format!("mul_double returned {} results for {} jobs", pts.len(), ok.len())));
+        return Err(Error::Backend(format!(
+            "mul_double returned {} results for {} jobs",
+            pts.len(),
+            ok.len()
+        )));
     }
     let mut out = checked;
     for (&i, p) in ok.iter().zip(pts) {

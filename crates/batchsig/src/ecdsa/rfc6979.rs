@@ -45,7 +45,13 @@ fn int2octets(curve: Curve, v: &EcUint) -> Zeroizing<Vec<u8>> {
 
 /// The RFC 6979 nonce for private key `x` and digest `h1`, with HMAC over `hash`; `extra` is
 /// the §3.6 additional data (empty for pure RFC 6979).
-pub fn generate_k(curve: Curve, hash: HashAlg, x: &EcUint, h1: &[u8], extra: &[u8]) -> Zeroizing<EcUint> {
+pub fn generate_k(
+    curve: Curve,
+    hash: HashAlg,
+    x: &EcUint,
+    h1: &[u8],
+    extra: &[u8],
+) -> Zeroizing<EcUint> {
     let hlen = hash.output_len();
     let xo = int2octets(curve, x);
     let ho = int2octets(curve, &bits2int_mod_n(curve, h1));
@@ -85,7 +91,10 @@ mod tests {
         let x = hex_uint("C9AFA9D845BA75166B5C215767B1D6934E50C3DB36E89B127B8A622B120F6721");
         let h = HashAlg::Sha256.digest(b"sample");
         let k = generate_k(Curve::P256, HashAlg::Sha256, &x, &h, &[]);
-        assert_eq!(*k, hex_uint("A6E3C57DD01ABE90086538398355DD4C3B17AA873382B0F24D6129493D8AAD60"));
+        assert_eq!(
+            *k,
+            hex_uint("A6E3C57DD01ABE90086538398355DD4C3B17AA873382B0F24D6129493D8AAD60")
+        );
     }
 
     #[test]

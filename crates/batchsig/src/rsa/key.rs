@@ -19,7 +19,8 @@ use crate::encoding::pem_or_der;
 use crate::Error;
 
 /// `rsaEncryption` (RFC 8017 appendix C).
-const RSA_ENCRYPTION: der::asn1::ObjectIdentifier = der::asn1::ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.1");
+const RSA_ENCRYPTION: der::asn1::ObjectIdentifier =
+    der::asn1::ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.1");
 
 /// Smallest modulus accepted (bits). Below this a key is a toy.
 pub const MIN_MODULUS_BITS: usize = 512;
@@ -37,7 +38,10 @@ pub struct RsaPublicKey {
 
 impl core::fmt::Debug for RsaPublicKey {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("RsaPublicKey").field("bits", &self.bits).field("e", &self.e).finish_non_exhaustive()
+        f.debug_struct("RsaPublicKey")
+            .field("bits", &self.bits)
+            .field("e", &self.e)
+            .finish_non_exhaustive()
     }
 }
 
@@ -64,7 +68,9 @@ pub struct RsaPrivateKey {
 
 impl core::fmt::Debug for RsaPrivateKey {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("RsaPrivateKey").field("public", &self.public).finish_non_exhaustive()
+        f.debug_struct("RsaPrivateKey")
+            .field("public", &self.public)
+            .finish_non_exhaustive()
     }
 }
 
@@ -87,10 +93,17 @@ impl RsaPublicKey {
             return Err(key_err("modulus is even"));
         }
         if e[0] & 1 == 0 || bits_vartime(&e) < 2 || bits_vartime(&e) >= bits {
-            return Err(key_err("public exponent must be odd, at least 3 and below n"));
+            return Err(key_err(
+                "public exponent must be odd, at least 3 and below n",
+            ));
         }
         let n_monty = DynMonty::new(&n)?;
-        Ok(Self { n, e, bits, n_monty })
+        Ok(Self {
+            n,
+            e,
+            bits,
+            n_monty,
+        })
     }
 
     /// Modulus size in bits.
@@ -136,9 +149,15 @@ impl RsaPublicKey {
     pub fn from_spki_der(der: &[u8]) -> Result<Self, Error> {
         let spki = spki::SubjectPublicKeyInfoRef::from_der(der).map_err(key_err)?;
         if spki.algorithm.oid != RSA_ENCRYPTION {
-            return Err(key_err(format!("not an RSA key (algorithm {})", spki.algorithm.oid)));
+            return Err(key_err(format!(
+                "not an RSA key (algorithm {})",
+                spki.algorithm.oid
+            )));
         }
-        let bits = spki.subject_public_key.as_bytes().ok_or_else(|| key_err("unaligned BIT STRING"))?;
+        let bits = spki
+            .subject_public_key
+            .as_bytes()
+            .ok_or_else(|| key_err("unaligned BIT STRING"))?;
         Self::from_pkcs1_der(bits)
     }
 
@@ -157,7 +176,10 @@ impl RsaPublicKey {
     pub fn to_public_key_pem(&self) -> Result<String, Error> {
         let pkcs1 = self.to_pkcs1_der()?;
         let spki = spki::SubjectPublicKeyInfoRef {
-            algorithm: spki::AlgorithmIdentifierRef { oid: RSA_ENCRYPTION, parameters: Some(der::asn1::AnyRef::NULL) },
+            algorithm: spki::AlgorithmIdentifierRef {
+                oid: RSA_ENCRYPTION,
+                parameters: Some(der::asn1::AnyRef::NULL),
+            },
             subject_public_key: der::asn1::BitStringRef::from_bytes(&pkcs1).map_err(key_err)?,
         };
         let der = spki.to_der().map_err(key_err)?;
@@ -182,7 +204,10 @@ impl RsaPrivateKey {
         use batch_core::ct::{declassify_mask, eq_mask, lt_mask};
         let public = RsaPublicKey::new(n, e)?;
         // p and q: the limb count of their encoding (public); the rest padded to their modulus.
-        let (mut p, mut q) = (Zeroizing::new(limbs_from_be_bytes(p)), Zeroizing::new(limbs_from_be_bytes(q)));
+        let (mut p, mut q) = (
+            Zeroizing::new(limbs_from_be_bytes(p)),
+            Zeroizing::new(limbs_from_be_bytes(q)),
+        );
         let p_monty = DynMonty::new(&p).map_err(|_| key_err("p is not a usable odd prime"))?;
         let q_monty = DynMonty::new(&q).map_err(|_| key_err("q is not a usable odd prime"))?;
         // DynMonty's limb count is that of the value (public, like the bit length): drop
@@ -200,11 +225,17 @@ impl RsaPrivateKey {
             x.resize(limbs, 0);
             Ok(x)
         };
-        let (dp, dq, qinv, d) = (fit(dp, p.len())?, fit(dq, q.len())?, fit(qinv, p.len())?, fit(d, public.n.len())?);
+        let (dp, dq, qinv, d) = (
+            fit(dp, p.len())?,
+            fit(dq, q.len())?,
+            fit(qinv, p.len())?,
+            fit(d, public.n.len())?,
+        );
         if !declassify_mask(eq_mask(&nat::mul(&p, &q), &public.n)) {
             return Err(key_err("n is not p·q"));
         }
-        let in_range = lt_mask(&dp, &p) & lt_mask(&dq, &q) & lt_mask(&qinv, &p) & lt_mask(&d, &public.n);
+        let in_range =
+            lt_mask(&dp, &p) & lt_mask(&dq, &q) & lt_mask(&qinv, &p) & lt_mask(&d, &public.n);
         if !declassify_mask(in_range) {
             return Err(key_err("a CRT component is out of range"));
         }
@@ -220,7 +251,17 @@ impl RsaPrivateKey {
                 return Err(key_err("CRT exponent does not invert e"));
             }
         }
-        Ok(Self { public, d, p, q, dp, dq, qinv, p_monty, q_monty })
+        Ok(Self {
+            public,
+            d,
+            p,
+            q,
+            dp,
+            dq,
+            qinv,
+            p_monty,
+            q_monty,
+        })
     }
 
     /// The public half.
@@ -267,7 +308,10 @@ impl RsaPrivateKey {
     pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, Error> {
         let info = pkcs8::PrivateKeyInfo::from_der(der).map_err(key_err)?;
         if info.algorithm.oid != RSA_ENCRYPTION {
-            return Err(key_err(format!("not an RSA key (algorithm {})", info.algorithm.oid)));
+            return Err(key_err(format!(
+                "not an RSA key (algorithm {})",
+                info.algorithm.oid
+            )));
         }
         Self::from_pkcs1_der(info.private_key)
     }
@@ -276,9 +320,19 @@ impl RsaPrivateKey {
     pub fn to_pkcs1_der(&self) -> Result<Zeroizing<Vec<u8>>, Error> {
         let be = |x: &[u64]| Zeroizing::new(limbs_to_be_bytes(x, 8 * x.len()).expect("fits"));
         let (n, e) = (self.public.n_bytes(), self.public.e_bytes());
-        let (d, p, q, dp, dq, qinv) = (be(&self.d), be(&self.p), be(&self.q), be(&self.dp), be(&self.dq), be(&self.qinv));
+        let (d, p, q, dp, dq, qinv) = (
+            be(&self.d),
+            be(&self.p),
+            be(&self.q),
+            be(&self.dp),
+            be(&self.dq),
+            be(&self.qinv),
+        );
         fn u(b: &[u8]) -> Result<der::asn1::UintRef<'_>, Error> {
-            let start = b.iter().position(|&x| x != 0).unwrap_or(b.len().saturating_sub(1));
+            let start = b
+                .iter()
+                .position(|&x| x != 0)
+                .unwrap_or(b.len().saturating_sub(1));
             der::asn1::UintRef::new(&b[start..]).map_err(key_err)
         }
         let k = pkcs1::RsaPrivateKey {
@@ -299,18 +353,26 @@ impl RsaPrivateKey {
     pub fn to_pkcs8_pem(&self) -> Result<Zeroizing<String>, Error> {
         let pkcs1 = self.to_pkcs1_der()?;
         let info = pkcs8::PrivateKeyInfo::new(
-            spki::AlgorithmIdentifierRef { oid: RSA_ENCRYPTION, parameters: Some(der::asn1::AnyRef::NULL) },
+            spki::AlgorithmIdentifierRef {
+                oid: RSA_ENCRYPTION,
+                parameters: Some(der::asn1::AnyRef::NULL),
+            },
             &pkcs1,
         );
         let der = Zeroizing::new(info.to_der().map_err(key_err)?);
-        Ok(Zeroizing::new(der::pem::encode_string("PRIVATE KEY", der::pem::LineEnding::LF, &der).map_err(key_err)?))
+        Ok(Zeroizing::new(
+            der::pem::encode_string("PRIVATE KEY", der::pem::LineEnding::LF, &der)
+                .map_err(key_err)?,
+        ))
     }
 
     /// Generates a two-prime key with `e = 65537` and a modulus of exactly `bits` bits
     /// (2048, 3072 or 4096 recommended; any multiple of 2 in 1024..=8192 accepted).
     pub fn generate(rng: &mut impl CryptoRngCore, bits: usize) -> Result<Self, Error> {
         if !(1024..=8192).contains(&bits) || bits % 2 != 0 {
-            return Err(key_err(format!("key generation supports even sizes 1024..=8192 bits, not {bits}")));
+            return Err(key_err(format!(
+                "key generation supports even sizes 1024..=8192 bits, not {bits}"
+            )));
         }
         const E: u64 = 65537;
         loop {

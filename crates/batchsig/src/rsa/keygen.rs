@@ -48,7 +48,10 @@ pub(crate) fn random_prime(rng: &mut impl CryptoRngCore, bits: usize, e: u64) ->
         }
         c[limbs - 1] |= 3u64 << (top - 2);
         c[0] |= 1;
-        if small_primes().iter().any(|&p| nat::div_rem_small(&c, p).1 == 0) {
+        if small_primes()
+            .iter()
+            .any(|&p| nat::div_rem_small(&c, p).1 == 0)
+        {
             continue;
         }
         if nat::div_rem_small(&c, e).1 == 1 {
@@ -165,7 +168,13 @@ mod tests {
 
     #[test]
     fn split_twos_matches_trailing_zeros() {
-        for x in [vec![2u64], vec![0x8000_0000_0000_0000], vec![0, 6], vec![0, 0, 1 << 63], vec![12, 5, 7]] {
+        for x in [
+            vec![2u64],
+            vec![0x8000_0000_0000_0000],
+            vec![0, 6],
+            vec![0, 0, 1 << 63],
+            vec![12, 5, 7],
+        ] {
             let s = to_big(&x).trailing_zeros().expect("non-zero");
             let (got_s, d) = split_twos_ct(&x);
             assert_eq!(got_s, s, "{x:?}");

@@ -57,13 +57,19 @@ pub struct RsaScheme {
 impl RsaScheme {
     /// RSASSA-PKCS1-v1_5 with `hash`.
     pub const fn pkcs1v15(hash: HashAlg) -> Self {
-        Self { padding: RsaPadding::Pkcs1v15, hash }
+        Self {
+            padding: RsaPadding::Pkcs1v15,
+            hash,
+        }
     }
 
     /// RSASSA-PSS with `hash`, MGF1(`hash`), salt as long as the hash (TLS 1.3's
     /// `rsa_pss_rsae_*`).
     pub const fn pss(hash: HashAlg) -> Self {
-        Self { padding: RsaPadding::Pss { salt_len: None }, hash }
+        Self {
+            padding: RsaPadding::Pss { salt_len: None },
+            hash,
+        }
     }
 }
 
@@ -101,7 +107,11 @@ impl RsaPrivateKey {
         messages: &[&[u8]],
     ) -> Result<Vec<JobResult<Vec<u8>>>, Error> {
         let digests: Vec<Vec<u8>> = messages.par_iter().map(|m| scheme.hash.digest(m)).collect();
-        self.sign_digests_batch(backend, scheme, &digests.iter().map(Vec::as_slice).collect::<Vec<_>>())
+        self.sign_digests_batch(
+            backend,
+            scheme,
+            &digests.iter().map(Vec::as_slice).collect::<Vec<_>>(),
+        )
     }
 
     /// Signs pre-computed digests.
@@ -111,7 +121,13 @@ impl RsaPrivateKey {
         scheme: RsaScheme,
         digests: &[&[u8]],
     ) -> Result<Vec<JobResult<Vec<u8>>>, Error> {
-        let jobs: Vec<RsaSignJob<'_>> = digests.iter().map(|d| RsaSignJob { key: self, digest: d }).collect();
+        let jobs: Vec<RsaSignJob<'_>> = digests
+            .iter()
+            .map(|d| RsaSignJob {
+                key: self,
+                digest: d,
+            })
+            .collect();
         sign_batch(backend, scheme, &jobs, &mut os_seeded_rng()?)
     }
 }
@@ -130,7 +146,11 @@ impl RsaPublicKey {
         let jobs: Vec<RsaVerifyJob<'_>> = digests
             .iter()
             .zip(signatures)
-            .map(|(d, s)| RsaVerifyJob { key: self, digest: d, signature: s })
+            .map(|(d, s)| RsaVerifyJob {
+                key: self,
+                digest: d,
+                signature: s,
+            })
             .collect();
         verify_batch(backend, scheme, &jobs)
     }
@@ -207,8 +227,12 @@ pub fn sign_batch(
         .map(|(job, (_, salt))| {
             let pk = &job.key.public;
             let em = match scheme.padding {
-                RsaPadding::Pkcs1v15 => padding::pkcs1v15_encode(scheme.hash, job.digest, pk.size())?,
-                RsaPadding::Pss { .. } => padding::pss_encode(scheme.hash, job.digest, salt, pk.bits)?,
+                RsaPadding::Pkcs1v15 => {
+                    padding::pkcs1v15_encode(scheme.hash, job.digest, pk.size())?
+                }
+                RsaPadding::Pss { .. } => {
+                    padding::pss_encode(scheme.hash, job.digest, salt, pk.bits)?
+                }
             };
             Ok(nat::resize(limbs_from_be_bytes(&em), pk.n_monty.limbs()))
         })
@@ -243,11 +267,15 @@ pub fn sign_batch(
         .collect();
     let mut head_inv: Vec<Zeroizing<Vec<u64>>> = Vec::with_capacity(runs.len());
     for (key, range) in keys.iter().zip(&key_runs) {
-        let rs: Vec<&[u64]> = heads[range.clone()].iter().map(|(r, _)| r.as_slice()).collect();
+        let rs: Vec<&[u64]> = heads[range.clone()]
+            .iter()
+            .map(|(r, _)| r.as_slice())
+            .collect();
         head_inv.extend(batch_invert_rsa(key, &rs)?);
     }
     // Each run's pairs, squared from job to job, and the blinded c = m·A.
-    let mut blinded: Vec<Option<(Zeroizing<Vec<u64>>, Zeroizing<Vec<u64>>)>> = vec![None; jobs.len()];
+    let mut blinded: Vec<Option<(Zeroizing<Vec<u64>>, Zeroizing<Vec<u64>>)>> =
+        vec![None; jobs.len()];
     let per_run: Vec<Vec<(usize, Zeroizing<Vec<u64>>, Zeroizing<Vec<u64>>)>> = runs
         .par_iter()
         .zip(heads.par_iter().zip(&head_inv))
@@ -290,7 +318,10 @@ pub fn sign_batch(
         .zip(&prepared)
         .map(|(job, p)| {
             p.as_ref().ok().map(|p| {
-                (Zeroizing::new(job.key.p_monty.reduce(&p.c)), Zeroizing::new(job.key.q_monty.reduce(&p.c)))
+                (
+                    Zeroizing::new(job.key.p_monty.reduce(&p.c)),
+                    Zeroizing::new(job.key.q_monty.reduce(&p.c)),
+                )
             })
         })
         .collect();
@@ -300,13 +331,29 @@ pub fn sign_batch(
         if let Some((cp, cq)) = h {
             let k = key_of[i];
             slot[i] = mjobs.len();
-            mjobs.push(ModexpJob { base: cp, exponent: &keys[k].dp, modulus: 2 * k });
-            mjobs.push(ModexpJob { base: cq, exponent: &keys[k].dq, modulus: 2 * k + 1 });
+            mjobs.push(ModexpJob {
+                base: cp,
+                exponent: &keys[k].dp,
+                modulus: 2 * k,
+            });
+            mjobs.push(ModexpJob {
+                base: cq,
+                exponent: &keys[k].dq,
+                modulus: 2 * k + 1,
+            });
         }
     }
-    let results = if mjobs.is_empty() { Vec::new() } else { backend.modexp(&moduli, &mjobs)? };
+    let results = if mjobs.is_empty() {
+        Vec::new()
+    } else {
+        backend.modexp(&moduli, &mjobs)?
+    };
     if results.len() != mjobs.len() {
-        return Err(Error::Backend(format!("modexp returned {} results for {} jobs", results.len(), mjobs.len())));
+        return Err(Error::Backend(format!(
+            "modexp returned {} results for {} jobs",
+            results.len(),
+            mjobs.len()
+        )));
     }
 
     // Recombine and unblind.
@@ -316,7 +363,10 @@ pub fn sign_batch(
             let p = prepared[i].as_ref().map_err(Clone::clone)?;
             let key = jobs[i].key;
             let (mp, mq) = (&results[slot[i]], &results[slot[i] + 1]);
-            let (mp, mq) = (mp.as_ref().map_err(Clone::clone)?, mq.as_ref().map_err(Clone::clone)?);
+            let (mp, mq) = (
+                mp.as_ref().map_err(Clone::clone)?,
+                mq.as_ref().map_err(Clone::clone)?,
+            );
             let s_blind = Zeroizing::new(crt_combine(key, mp, mq));
             let mut s = Zeroizing::new(key.public.n_monty.mul(&s_blind, &p.r_inv));
             batch_core::ct::declassify(s.as_mut_slice()); // the signature: public from here
@@ -332,12 +382,24 @@ pub fn sign_batch(
     for (i, s) in sigs.iter().enumerate() {
         if let Ok(s) = s {
             vslot[i] = vjobs.len();
-            vjobs.push(ModexpJob { base: s, exponent: &jobs[i].key.public.e, modulus: key_of[i] });
+            vjobs.push(ModexpJob {
+                base: s,
+                exponent: &jobs[i].key.public.e,
+                modulus: key_of[i],
+            });
         }
     }
-    let checks = if vjobs.is_empty() { Vec::new() } else { checker().modexp_vartime(&n_moduli, &vjobs)? };
+    let checks = if vjobs.is_empty() {
+        Vec::new()
+    } else {
+        checker().modexp_vartime(&n_moduli, &vjobs)?
+    };
     if checks.len() != vjobs.len() {
-        return Err(Error::Backend(format!("modexp_vartime returned {} results for {} jobs", checks.len(), vjobs.len())));
+        return Err(Error::Backend(format!(
+            "modexp_vartime returned {} results for {} jobs",
+            checks.len(),
+            vjobs.len()
+        )));
     }
     let out = (0..jobs.len())
         .into_par_iter()
@@ -348,7 +410,11 @@ pub fn sign_batch(
                 // m holds the PSS salt (secret until s is released): constant-time compare,
                 // public verdict.
                 Ok(se) if batch_core::ct::declassify_mask(batch_core::ct::eq_mask(se, m)) => {}
-                _ => return Err(Error::FaultDetected("RSA-CRT signature failed verification")),
+                _ => {
+                    return Err(Error::FaultDetected(
+                        "RSA-CRT signature failed verification",
+                    ))
+                }
             }
             Ok(limbs_to_be_bytes(s, jobs[i].key.public.size()).expect("s < n"))
         })
@@ -415,11 +481,15 @@ pub fn verify_batch(
         .map(|j| {
             scheme.hash.check_digest(j.digest)?;
             if j.signature.len() != j.key.size() {
-                return Err(Error::MalformedSignature("length differs from the modulus size"));
+                return Err(Error::MalformedSignature(
+                    "length differs from the modulus size",
+                ));
             }
             let s = limbs_from_be_bytes(j.signature);
             if batch_core::num::cmp_limbs_vartime(&s, &j.key.n) != core::cmp::Ordering::Less {
-                return Err(Error::MalformedSignature("signature representative is not below n"));
+                return Err(Error::MalformedSignature(
+                    "signature representative is not below n",
+                ));
             }
             Ok(s)
         })
@@ -429,12 +499,24 @@ pub fn verify_batch(
     for (i, p) in parsed.iter().enumerate() {
         if let Ok(s) = p {
             slot[i] = mjobs.len();
-            mjobs.push(ModexpJob { base: s, exponent: &jobs[i].key.e, modulus: key_of[i] });
+            mjobs.push(ModexpJob {
+                base: s,
+                exponent: &jobs[i].key.e,
+                modulus: key_of[i],
+            });
         }
     }
-    let results = if mjobs.is_empty() { Vec::new() } else { backend.modexp_vartime(&moduli, &mjobs)? };
+    let results = if mjobs.is_empty() {
+        Vec::new()
+    } else {
+        backend.modexp_vartime(&moduli, &mjobs)?
+    };
     if results.len() != mjobs.len() {
-        return Err(Error::Backend(format!("modexp returned {} results for {} jobs", results.len(), mjobs.len())));
+        return Err(Error::Backend(format!(
+            "modexp returned {} results for {} jobs",
+            results.len(),
+            mjobs.len()
+        )));
     }
     Ok(jobs
         .par_iter()

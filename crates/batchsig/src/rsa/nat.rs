@@ -22,7 +22,11 @@ pub fn add(a: &[u64], b: &[u64]) -> Vec<u64> {
     let mut out = vec![0u64; n + 1];
     let mut carry = 0;
     for i in 0..n {
-        (out[i], carry) = adc(a.get(i).copied().unwrap_or(0), b.get(i).copied().unwrap_or(0), carry);
+        (out[i], carry) = adc(
+            a.get(i).copied().unwrap_or(0),
+            b.get(i).copied().unwrap_or(0),
+            carry,
+        );
     }
     out[n] = carry;
     out
@@ -35,7 +39,10 @@ pub fn sub(a: &[u64], b: &[u64]) -> Vec<u64> {
     for i in 0..a.len() {
         (out[i], borrow) = sbb(a[i], b.get(i).copied().unwrap_or(0), borrow);
     }
-    assert!(borrow == 0 && b.iter().skip(a.len()).all(|&w| w == 0), "nat::sub underflow");
+    assert!(
+        borrow == 0 && b.iter().skip(a.len()).all(|&w| w == 0),
+        "nat::sub underflow"
+    );
     out
 }
 
@@ -72,7 +79,10 @@ pub fn trim(mut a: Vec<u64>) -> Vec<u64> {
 
 /// Resizes to `n` limbs; panics if a non-zero limb would be dropped.
 pub fn resize(mut a: Vec<u64>, n: usize) -> Vec<u64> {
-    assert!(a.iter().skip(n).all(|&w| w == 0), "nat::resize would truncate");
+    assert!(
+        a.iter().skip(n).all(|&w| w == 0),
+        "nat::resize would truncate"
+    );
     a.resize(n, 0);
     a
 }
@@ -102,7 +112,10 @@ mod tests {
         assert_eq!(to_big(&mul(&a, &b)), to_big(&a) * to_big(&b));
         assert_eq!(to_big(&add(&a, &b)), to_big(&a) + to_big(&b));
         assert_eq!(to_big(&sub(&a, &b)), to_big(&a) - to_big(&b));
-        assert_eq!(to_big(&mul_small_add(&a, 65537, 9)), to_big(&a) * 65537u32 + 9u32);
+        assert_eq!(
+            to_big(&mul_small_add(&a, 65537, 9)),
+            to_big(&a) * 65537u32 + 9u32
+        );
         let (q, r) = div_rem_small(&a, 65537);
         assert_eq!(to_big(&q), to_big(&a) / 65537u32);
         assert_eq!(BigUint::from(r), to_big(&a) % 65537u32);

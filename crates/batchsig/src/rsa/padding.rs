@@ -36,7 +36,12 @@ fn mgf1_xor(hash: HashAlg, seed: &[u8], out: &mut [u8]) {
 }
 
 /// EMSA-PSS-ENCODE with `emBits = mod_bits − 1`; returns `emLen = ceil(emBits/8)` bytes.
-pub fn pss_encode(hash: HashAlg, digest: &[u8], salt: &[u8], mod_bits: usize) -> Result<Vec<u8>, Error> {
+pub fn pss_encode(
+    hash: HashAlg,
+    digest: &[u8],
+    salt: &[u8],
+    mod_bits: usize,
+) -> Result<Vec<u8>, Error> {
     hash.check_digest(digest)?;
     let em_bits = mod_bits - 1;
     let em_len = em_bits.div_ceil(8);
@@ -81,7 +86,10 @@ pub fn pss_verify_vartime(
     let mut db = em[..db_len].to_vec();
     mgf1_xor(hash, h, &mut db);
     db[0] &= 0xff >> (8 * em_len - em_bits);
-    let one = db.iter().position(|&b| b != 0).ok_or(Error::InvalidSignature)?;
+    let one = db
+        .iter()
+        .position(|&b| b != 0)
+        .ok_or(Error::InvalidSignature)?;
     if db[one] != 1 {
         return Err(Error::InvalidSignature);
     }
@@ -110,8 +118,17 @@ mod tests {
         assert_eq!(em[256 - 32 - 19 - 1], 0);
         assert!(em[2..256 - 52].iter().all(|&b| b == 0xff));
         assert_eq!(&em[256 - 32..], &d[..]);
-        assert_eq!(pkcs1v15_encode(HashAlg::Sha512, &[0; 64], 64), Err(Error::MessageTooLong));
-        assert_eq!(pkcs1v15_encode(HashAlg::Sha256, &[0; 31], 256), Err(Error::DigestLength { expected: 32, got: 31 }));
+        assert_eq!(
+            pkcs1v15_encode(HashAlg::Sha512, &[0; 64], 64),
+            Err(Error::MessageTooLong)
+        );
+        assert_eq!(
+            pkcs1v15_encode(HashAlg::Sha256, &[0; 31], 256),
+            Err(Error::DigestLength {
+                expected: 32,
+                got: 31
+            })
+        );
     }
 
     #[test]

@@ -48,7 +48,8 @@ pub mod wire;
 use batch_core::{Backend, Curve, Error};
 
 pub use report::{
-    compare_security_levels, format_comparison, format_table, LevelComparison, SideReport, StepCost, TlsSimReport,
+    compare_security_levels, format_comparison, format_table, LevelComparison, SideReport,
+    StepCost, TlsSimReport,
 };
 pub use sim::{CertPublicKey, Failure, Handshake, Step, TlsBatch};
 
@@ -77,8 +78,14 @@ pub enum Suite {
 
 impl Suite {
     /// The suites deployed on the web today (what `Suite::all()` returns).
-    pub const COMMON: [Suite; 6] =
-        [Suite::RsaPss2048, Suite::RsaPss3072, Suite::RsaPss4096, Suite::EcdsaP256, Suite::EcdsaP384, Suite::EcdsaP521];
+    pub const COMMON: [Suite; 6] = [
+        Suite::RsaPss2048,
+        Suite::RsaPss3072,
+        Suite::RsaPss4096,
+        Suite::EcdsaP256,
+        Suite::EcdsaP384,
+        Suite::EcdsaP521,
+    ];
 
     /// Every suite, including the large RSA keys that pair with P-384 and P-521.
     pub const ALL: [Suite; 8] = [
@@ -116,7 +123,9 @@ impl Suite {
         Self::ALL.into_iter().find(|s| {
             s.name().eq_ignore_ascii_case(name)
                 || s.certificate_type().eq_ignore_ascii_case(name)
-                || s.certificate_type().replace('-', "").eq_ignore_ascii_case(name)
+                || s.certificate_type()
+                    .replace('-', "")
+                    .eq_ignore_ascii_case(name)
         })
     }
 
@@ -171,7 +180,9 @@ impl Suite {
     /// The hash of the CertificateVerify signature scheme.
     pub const fn signature_hash(self) -> HashAlg {
         match self {
-            Suite::RsaPss2048 | Suite::RsaPss3072 | Suite::RsaPss4096 | Suite::EcdsaP256 => HashAlg::Sha256,
+            Suite::RsaPss2048 | Suite::RsaPss3072 | Suite::RsaPss4096 | Suite::EcdsaP256 => {
+                HashAlg::Sha256
+            }
             Suite::RsaPss7680 | Suite::EcdsaP384 => HashAlg::Sha384,
             Suite::RsaPss15360 | Suite::EcdsaP521 => HashAlg::Sha512,
         }
@@ -355,7 +366,15 @@ impl TlsSimConfig {
     /// `handshakes` handshakes of `suite` over P-256 ECDHE, a chain of depth 2 (leaf and
     /// one intermediate, under a root), nothing corrupted, OS randomness.
     pub fn new(suite: Suite, handshakes: usize) -> Self {
-        Self { suite, kex: KexGroup::P256, handshakes, chain_depth: 2, corrupt: 0, corrupt_kind: None, seed: None }
+        Self {
+            suite,
+            kex: KexGroup::P256,
+            handshakes,
+            chain_depth: 2,
+            corrupt: 0,
+            corrupt_kind: None,
+            seed: None,
+        }
     }
 
     /// Which handshakes are corrupted, and how: `corrupt` indices spread evenly over the batch
@@ -368,7 +387,9 @@ impl TlsSimConfig {
         }
         (0..self.corrupt)
             .map(|j| {
-                let kind = self.corrupt_kind.unwrap_or(Corruption::ALL[j % Corruption::ALL.len()]);
+                let kind = self
+                    .corrupt_kind
+                    .unwrap_or(Corruption::ALL[j % Corruption::ALL.len()]);
                 (j * self.handshakes / self.corrupt, kind)
             })
             .collect()
@@ -380,7 +401,10 @@ impl TlsSimConfig {
         }
         let jobs = self.handshakes.saturating_mul(self.chain_depth.max(1));
         if jobs > batch_core::MAX_BATCH {
-            return Err(Error::BatchTooLarge { len: jobs, max: batch_core::MAX_BATCH });
+            return Err(Error::BatchTooLarge {
+                len: jobs,
+                max: batch_core::MAX_BATCH,
+            });
         }
         if self.corrupt > self.handshakes {
             return Err(Error::LengthMismatch {
@@ -437,7 +461,10 @@ mod tests {
         let idx: Vec<usize> = c.corruptions().iter().map(|p| p.0).collect();
         assert_eq!(idx, (0..10).collect::<Vec<_>>());
         c.corrupt_kind = Some(Corruption::Certificate);
-        assert!(c.corruptions().iter().all(|p| p.1 == Corruption::Certificate));
+        assert!(c
+            .corruptions()
+            .iter()
+            .all(|p| p.1 == Corruption::Certificate));
         c.corrupt = 11;
         assert!(c.corruptions().is_empty());
         assert!(matches!(c.check(), Err(Error::LengthMismatch { .. })));

@@ -125,21 +125,31 @@ fn best(rates: &[(Suite, f64)]) -> (Suite, f64) {
 /// certificate type is cheaper for each side. When a suite was measured more than once in a
 /// group, the last report counts. Levels with a single suite are listed too (advantage 1).
 pub fn compare_security_levels(reports: &[TlsSimReport]) -> Vec<LevelComparison> {
-    let mut keys: Vec<(String, KexGroup, u32)> =
-        reports.iter().map(|r| (r.backend.clone(), r.kex, r.suite.security_bits())).collect();
+    let mut keys: Vec<(String, KexGroup, u32)> = reports
+        .iter()
+        .map(|r| (r.backend.clone(), r.kex, r.suite.security_bits()))
+        .collect();
     keys.sort();
     keys.dedup();
     keys.into_iter()
         .map(|(backend, kex, bits)| {
             let mut suites: Vec<(Suite, f64, f64)> = Vec::new();
-            for r in reports.iter().filter(|r| r.backend == backend && r.kex == kex && r.suite.security_bits() == bits)
+            for r in reports
+                .iter()
+                .filter(|r| r.backend == backend && r.kex == kex && r.suite.security_bits() == bits)
             {
                 suites.retain(|s| s.0 != r.suite);
-                suites.push((r.suite, r.server.handshakes_per_sec, r.client.handshakes_per_sec));
+                suites.push((
+                    r.suite,
+                    r.server.handshakes_per_sec,
+                    r.client.handshakes_per_sec,
+                ));
             }
             suites.sort_by(|a, b| b.1.total_cmp(&a.1));
-            let (cheaper_for_server, server_advantage) = best(&suites.iter().map(|s| (s.0, s.1)).collect::<Vec<_>>());
-            let (cheaper_for_client, client_advantage) = best(&suites.iter().map(|s| (s.0, s.2)).collect::<Vec<_>>());
+            let (cheaper_for_server, server_advantage) =
+                best(&suites.iter().map(|s| (s.0, s.1)).collect::<Vec<_>>());
+            let (cheaper_for_client, client_advantage) =
+                best(&suites.iter().map(|s| (s.0, s.2)).collect::<Vec<_>>());
             LevelComparison {
                 security_bits: bits,
                 backend,
@@ -203,7 +213,10 @@ pub fn format_table(reports: &[TlsSimReport]) -> String {
             r.failed
         );
     }
-    let _ = writeln!(s, "(step columns: µs of wall time per handshake; S = server, C = client)");
+    let _ = writeln!(
+        s,
+        "(step columns: µs of wall time per handshake; S = server, C = client)"
+    );
     s
 }
 
@@ -213,8 +226,14 @@ pub fn format_comparison(levels: &[LevelComparison]) -> String {
     for l in levels {
         let names: Vec<&str> = l.suites.iter().map(|x| x.0.certificate_type()).collect();
         if l.suites.len() < 2 {
-            let _ =
-                writeln!(s, "{} bits ({}, {}): only {} measured", l.security_bits, l.backend, l.kex, names.join(", "));
+            let _ = writeln!(
+                s,
+                "{} bits ({}, {}): only {} measured",
+                l.security_bits,
+                l.backend,
+                l.kex,
+                names.join(", ")
+            );
             continue;
         }
         let _ = writeln!(
@@ -241,7 +260,10 @@ mod tests {
         let side = |side, hs: f64| SideReport {
             side,
             handshakes_per_sec: hs,
-            per_handshake: StepCost { sign: Duration::from_secs_f64(1.0 / hs), ..StepCost::default() },
+            per_handshake: StepCost {
+                sign: Duration::from_secs_f64(1.0 / hs),
+                ..StepCost::default()
+            },
             elapsed: Duration::ZERO,
         };
         TlsSimReport {
@@ -267,7 +289,10 @@ mod tests {
             report(Suite::EcdsaP384, 900.0, 600.0),
         ];
         let levels = compare_security_levels(&reports);
-        assert_eq!(levels.iter().map(|l| l.security_bits).collect::<Vec<_>>(), vec![112, 128, 192]);
+        assert_eq!(
+            levels.iter().map(|l| l.security_bits).collect::<Vec<_>>(),
+            vec![112, 128, 192]
+        );
         let l128 = &levels[1];
         assert_eq!(l128.cheaper_for_server, Suite::EcdsaP256);
         assert_eq!(l128.cheaper_for_client, Suite::RsaPss3072);
@@ -277,14 +302,20 @@ mod tests {
         assert_eq!(levels[0].server_advantage, 1.0);
         let text = format_comparison(&levels);
         assert!(text.contains("128 bits (scalar, secp256r1; P-256 vs RSA-3072): server: P-256 (100.00x the next), client: RSA-3072 (3.00x the next)"), "{text}");
-        assert!(text.contains("112 bits (scalar, secp256r1): only RSA-2048 measured"), "{text}");
+        assert!(
+            text.contains("112 bits (scalar, secp256r1): only RSA-2048 measured"),
+            "{text}"
+        );
         assert!(format_table(&reports).lines().count() == reports.len() + 2);
     }
 
     #[test]
     fn step_cost_rate_is_the_inverse_of_the_total() {
-        let c =
-            StepCost { key_share: Duration::from_micros(100), ecdh: Duration::from_micros(100), ..StepCost::default() };
+        let c = StepCost {
+            key_share: Duration::from_micros(100),
+            ecdh: Duration::from_micros(100),
+            ..StepCost::default()
+        };
         assert!((c.handshakes_per_sec() - 5000.0).abs() < 1e-6);
         assert_eq!(StepCost::default().handshakes_per_sec(), 0.0);
     }

@@ -19,9 +19,13 @@ use zeroize::Zeroizing;
 use super::report::{SideReport, StepCost, TlsSimReport};
 use super::wire::{self, SyntheticCert};
 use super::{Corruption, Side, Suite, TlsSimConfig};
-use crate::ecdsa::{self, EcdsaPrivateKey, EcdsaPublicKey, EcdsaSignJob, EcdsaSignature, EcdsaVerifyJob, NonceMode};
+use crate::ecdsa::{
+    self, EcdsaPrivateKey, EcdsaPublicKey, EcdsaSignJob, EcdsaSignature, EcdsaVerifyJob, NonceMode,
+};
 use crate::hash::HashAlg;
-use crate::rsa::{self, RsaPadding, RsaPrivateKey, RsaPublicKey, RsaScheme, RsaSignJob, RsaVerifyJob};
+use crate::rsa::{
+    self, RsaPadding, RsaPrivateKey, RsaPublicKey, RsaScheme, RsaSignJob, RsaVerifyJob,
+};
 
 /// Where in the handshake a failure was detected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -66,7 +70,14 @@ pub struct Failure {
 
 impl core::fmt::Display for Failure {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "handshake {}: {} {} failed: {}", self.index, self.side, self.step.name(), self.error)
+        write!(
+            f,
+            "handshake {}: {} {} failed: {}",
+            self.index,
+            self.side,
+            self.step.name(),
+            self.error
+        )
     }
 }
 
@@ -100,8 +111,12 @@ impl CertPublicKey {
     fn decode(key_type: u8, bytes: &[u8], curve: Option<Curve>) -> Result<Self, Error> {
         match (key_type, curve) {
             (Self::RSA, None) => Ok(CertPublicKey::Rsa(RsaPublicKey::from_pkcs1_der(bytes)?)),
-            (Self::EC, Some(c)) => Ok(CertPublicKey::Ecdsa(EcdsaPublicKey::from_sec1_bytes(c, bytes)?)),
-            _ => Err(Error::InvalidKey("certificate key type does not match the suite".into())),
+            (Self::EC, Some(c)) => Ok(CertPublicKey::Ecdsa(EcdsaPublicKey::from_sec1_bytes(
+                c, bytes,
+            )?)),
+            _ => Err(Error::InvalidKey(
+                "certificate key type does not match the suite".into(),
+            )),
         }
     }
 }
@@ -180,14 +195,18 @@ fn sign_digests(
                 .iter()
                 .zip(digests)
                 .map(|(k, d)| match k {
-                    SigningKey::Ecdsa(key) if key.curve() == curve => Ok(EcdsaSignJob { key, digest: d }),
+                    SigningKey::Ecdsa(key) if key.curve() == curve => {
+                        Ok(EcdsaSignJob { key, digest: d })
+                    }
                     _ => Err(mismatch()),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            Ok(ecdsa::sign_batch(backend, hash, &jobs, NonceMode::Hedged, rng)?
-                .into_iter()
-                .map(|r| r.map(|s| s.to_der()))
-                .collect())
+            Ok(
+                ecdsa::sign_batch(backend, hash, &jobs, NonceMode::Hedged, rng)?
+                    .into_iter()
+                    .map(|r| r.map(|s| s.to_der()))
+                    .collect(),
+            )
         }
     }
 }
@@ -205,7 +224,9 @@ fn verify_digests(
         SigAlg::Rsa(scheme) => {
             let scheme = match scheme.padding {
                 RsaPadding::Pss { .. } => RsaScheme {
-                    padding: RsaPadding::Pss { salt_len: Some(scheme.hash.output_len()) },
+                    padding: RsaPadding::Pss {
+                        salt_len: Some(scheme.hash.output_len()),
+                    },
                     hash: scheme.hash,
                 },
                 RsaPadding::Pkcs1v15 => scheme,
@@ -215,11 +236,18 @@ fn verify_digests(
             for (i, (k, d, s)) in jobs.iter().enumerate() {
                 if let CertPublicKey::Rsa(key) = k {
                     idx.push(i);
-                    batch.push(RsaVerifyJob { key, digest: d, signature: s });
+                    batch.push(RsaVerifyJob {
+                        key,
+                        digest: d,
+                        signature: s,
+                    });
                 }
             }
             if !batch.is_empty() {
-                for (i, r) in idx.into_iter().zip(rsa::verify_batch(backend, scheme, &batch)?) {
+                for (i, r) in idx
+                    .into_iter()
+                    .zip(rsa::verify_batch(backend, scheme, &batch)?)
+                {
                     out[i] = r;
                 }
             }
@@ -229,20 +257,26 @@ fn verify_digests(
             let mut parsed = Vec::new();
             for (i, (k, _, s)) in jobs.iter().enumerate() {
                 match k {
-                    CertPublicKey::Ecdsa(key) if key.curve() == curve => match EcdsaSignature::from_der(curve, s) {
-                        Ok(sig) => {
-                            idx.push(i);
-                            parsed.push((key, sig));
+                    CertPublicKey::Ecdsa(key) if key.curve() == curve => {
+                        match EcdsaSignature::from_der(curve, s) {
+                            Ok(sig) => {
+                                idx.push(i);
+                                parsed.push((key, sig));
+                            }
+                            Err(e) => out[i] = Err(e),
                         }
-                        Err(e) => out[i] = Err(e),
-                    },
+                    }
                     _ => {}
                 }
             }
             let batch: Vec<EcdsaVerifyJob<'_>> = idx
                 .iter()
                 .zip(&parsed)
-                .map(|(&i, (key, sig))| EcdsaVerifyJob { key, digest: jobs[i].1, signature: sig })
+                .map(|(&i, (key, sig))| EcdsaVerifyJob {
+                    key,
+                    digest: jobs[i].1,
+                    signature: sig,
+                })
                 .collect();
             if !batch.is_empty() {
                 for (i, r) in idx.iter().zip(ecdsa::verify_batch(backend, hash, &batch)?) {
@@ -273,7 +307,9 @@ fn random_scalar(curve: Curve, rng: &mut ChaCha20Rng) -> EcUint {
 fn encode_share(curve: Curve, p: JobResult<AffinePoint>) -> JobResult<Vec<u8>> {
     let p = p?;
     if p.infinity || !curve.is_on_curve_vartime(&p) {
-        return Err(Error::FaultDetected("k·G result is not a point on the curve"));
+        return Err(Error::FaultDetected(
+            "k·G result is not a point on the curve",
+        ));
     }
     let fb = curve.field_bytes();
     let mut out = vec![4u8; 1 + 2 * fb];
@@ -285,16 +321,22 @@ fn encode_share(curve: Curve, p: JobResult<AffinePoint>) -> JobResult<Vec<u8>> {
 /// A peer's key share: uncompressed (RFC 8446 §4.2.8.2), on the curve, not the identity.
 fn decode_share(curve: Curve, bytes: &[u8]) -> JobResult<AffinePoint> {
     if bytes.len() != 1 + 2 * curve.field_bytes() || bytes[0] != 4 {
-        return Err(Error::InvalidKey(format!("key share is not an uncompressed {curve} point")));
+        return Err(Error::InvalidKey(format!(
+            "key share is not an uncompressed {curve} point"
+        )));
     }
-    EcdsaPublicKey::from_sec1_bytes(curve, bytes).map(|k| *k.point()).map_err(|_| Error::PointNotOnCurve { curve })
+    EcdsaPublicKey::from_sec1_bytes(curve, bytes)
+        .map(|k| *k.point())
+        .map_err(|_| Error::PointNotOnCurve { curve })
 }
 
 /// The ECDHE shared secret: the x-coordinate of `k·Q`, field-size big-endian (§7.4.2).
 fn shared_x(curve: Curve, p: JobResult<AffinePoint>) -> JobResult<Vec<u8>> {
     let p = p?;
     if p.infinity || !curve.is_on_curve_vartime(&p) {
-        return Err(Error::FaultDetected("k·Q result is not a point on the curve"));
+        return Err(Error::FaultDetected(
+            "k·Q result is not a point on the curve",
+        ));
     }
     let mut out = vec![0u8; curve.field_bytes()];
     p.x.write_be_bytes(&mut out);
@@ -303,7 +345,10 @@ fn shared_x(curve: Curve, p: JobResult<AffinePoint>) -> JobResult<Vec<u8>> {
 
 fn check_len<T>(what: &str, got: &[T], want: usize) -> Result<(), Error> {
     if got.len() != want {
-        return Err(Error::Backend(format!("{what} returned {} results for {want} jobs", got.len())));
+        return Err(Error::Backend(format!(
+            "{what} returned {} results for {want} jobs",
+            got.len()
+        )));
     }
     Ok(())
 }
@@ -376,7 +421,12 @@ impl Handshake {
 
     fn fail(&mut self, side: Side, step: Step, error: Error) {
         if self.failure.is_none() {
-            self.failure = Some(Failure { index: self.index, side, step, error });
+            self.failure = Some(Failure {
+                index: self.index,
+                side,
+                step,
+                error,
+            });
         }
     }
 
@@ -396,7 +446,9 @@ impl Handshake {
 
     /// Completed with every check passed (false until the client's flight has run).
     pub fn succeeded(&self) -> bool {
-        self.failure.is_none() && self.client_secret.is_some() && !self.client_transcript_hash.is_empty()
+        self.failure.is_none()
+            && self.client_secret.is_some()
+            && !self.client_transcript_hash.is_empty()
     }
 
     /// ClientHello as the client sent it (empty before [`TlsBatch::client_hello`]).
@@ -406,7 +458,9 @@ impl Handshake {
 
     /// ClientHello as the server received it.
     pub fn client_hello_received(&self) -> &[u8] {
-        self.client_hello_rx.as_deref().unwrap_or(&self.client_hello)
+        self.client_hello_rx
+            .as_deref()
+            .unwrap_or(&self.client_hello)
     }
 
     /// ServerHello as the server sent it (empty before [`TlsBatch::server_flight`] or if the
@@ -417,7 +471,9 @@ impl Handshake {
 
     /// ServerHello as the client received it.
     pub fn server_hello_received(&self) -> &[u8] {
-        self.server_hello_rx.as_deref().unwrap_or(&self.server_hello)
+        self.server_hello_rx
+            .as_deref()
+            .unwrap_or(&self.server_hello)
     }
 
     /// EncryptedExtensions (the same for every handshake).
@@ -442,13 +498,17 @@ impl Handshake {
 
     /// CertificateVerify as the client received it.
     pub fn certificate_verify_received(&self) -> &[u8] {
-        self.certificate_verify_rx.as_deref().unwrap_or(&self.certificate_verify)
+        self.certificate_verify_rx
+            .as_deref()
+            .unwrap_or(&self.certificate_verify)
     }
 
     /// The signature the server sent in CertificateVerify (RSA: big-endian, modulus size;
     /// ECDSA: DER), if it signed.
     pub fn certificate_verify_signature(&self) -> Option<&[u8]> {
-        wire::parse_certificate_verify(&self.certificate_verify).ok().map(|(_, s)| s)
+        wire::parse_certificate_verify(&self.certificate_verify)
+            .ok()
+            .map(|(_, s)| s)
     }
 
     /// The server's transcript hash (ClientHello ‖ ServerHello ‖ EncryptedExtensions ‖
@@ -536,9 +596,17 @@ impl Times {
             verify: self.verify.per_job(),
             chain: self.chain.per_job(),
         };
-        let elapsed =
-            self.key_share.elapsed + self.ecdh.elapsed + self.sign.elapsed + self.verify.elapsed + self.chain.elapsed;
-        SideReport { side, handshakes_per_sec: per_handshake.handshakes_per_sec(), per_handshake, elapsed }
+        let elapsed = self.key_share.elapsed
+            + self.ecdh.elapsed
+            + self.sign.elapsed
+            + self.verify.elapsed
+            + self.chain.elapsed;
+        SideReport {
+            side,
+            handshakes_per_sec: per_handshake.handshakes_per_sec(),
+            per_handshake,
+            elapsed,
+        }
     }
 }
 
@@ -604,7 +672,9 @@ impl<'a> TlsBatch<'a> {
         for _ in 0..depth {
             keys.push(match &server_key {
                 SigningKey::Rsa(k) => SigningKey::Rsa(k.clone()),
-                SigningKey::Ecdsa(k) => SigningKey::Ecdsa(EcdsaPrivateKey::generate(k.curve(), &mut rng)?),
+                SigningKey::Ecdsa(k) => {
+                    SigningKey::Ecdsa(EcdsaPrivateKey::generate(k.curve(), &mut rng)?)
+                }
             });
         }
         let name = |level: usize| match level {
@@ -617,7 +687,13 @@ impl<'a> TlsBatch<'a> {
             let pk = keys[level].public();
             let issuer = if depth == 0 { name(0) } else { name(level + 1) };
             chain.push(SyntheticCert {
-                tbs: wire::tbs(level.min(255) as u8, &name(level), &issuer, pk.key_type(), &pk.to_bytes()?),
+                tbs: wire::tbs(
+                    level.min(255) as u8,
+                    &name(level),
+                    &issuer,
+                    pk.key_type(),
+                    &pk.to_bytes()?,
+                ),
                 sig_scheme: 0,
                 signature: Vec::new(),
             });
@@ -637,8 +713,9 @@ impl<'a> TlsBatch<'a> {
         let (certificate, leaf_tbs_offset) = wire::certificate(&chain);
         let certificate = Arc::new(certificate);
         let curve = config.kex.curve();
-        let mut handshakes: Vec<Handshake> =
-            (0..config.handshakes).map(|i| Handshake::new(i, curve, Arc::clone(&certificate))).collect();
+        let mut handshakes: Vec<Handshake> = (0..config.handshakes)
+            .map(|i| Handshake::new(i, curve, Arc::clone(&certificate)))
+            .collect();
         for (i, kind) in config.corruptions() {
             handshakes[i].corruption = Some(kind);
         }
@@ -690,10 +767,15 @@ impl<'a> TlsBatch<'a> {
         let suite = self.config.suite;
         let n = self.handshakes.len();
         let t = Instant::now();
-        let scalars = Zeroizing::new((0..n).map(|_| random_scalar(curve, &mut self.rng)).collect::<Vec<EcUint>>());
+        let scalars = Zeroizing::new(
+            (0..n)
+                .map(|_| random_scalar(curve, &mut self.rng))
+                .collect::<Vec<EcUint>>(),
+        );
         let points = self.backend.mul_base(curve, &scalars)?;
         check_len("mul_base", &points, n)?;
-        let shares: Vec<JobResult<Vec<u8>>> = points.into_iter().map(|p| encode_share(curve, p)).collect();
+        let shares: Vec<JobResult<Vec<u8>>> =
+            points.into_iter().map(|p| encode_share(curve, p)).collect();
         self.client.key_share.add(t.elapsed(), n);
         for ((h, k), share) in self.handshakes.iter_mut().zip(scalars.iter()).zip(shares) {
             h.client_scalar = Some(Zeroizing::new(*k));
@@ -729,15 +811,18 @@ impl<'a> TlsBatch<'a> {
         let curve = self.config.kex.curve();
         let group = self.config.kex.code();
         let suite = self.config.suite;
-        let alive: Vec<usize> = (0..self.handshakes.len()).filter(|&i| self.handshakes[i].failure.is_none()).collect();
+        let alive: Vec<usize> = (0..self.handshakes.len())
+            .filter(|&i| self.handshakes[i].failure.is_none())
+            .collect();
 
         // The client's key share: parse and validate (part of the ECDH step).
         let t = Instant::now();
         let peers: Vec<JobResult<AffinePoint>> = alive
             .par_iter()
             .map(|&i| {
-                let share = wire::client_hello_share(self.handshakes[i].client_hello_received(), group)
-                    .map_err(|e| Error::InvalidKey(format!("ClientHello: {e}")))?;
+                let share =
+                    wire::client_hello_share(self.handshakes[i].client_hello_received(), group)
+                        .map_err(|e| Error::InvalidKey(format!("ClientHello: {e}")))?;
                 decode_share(curve, share)
             })
             .collect();
@@ -756,8 +841,11 @@ impl<'a> TlsBatch<'a> {
 
         // Server key shares.
         let t = Instant::now();
-        let scalars =
-            Zeroizing::new((0..ok.len()).map(|_| random_scalar(curve, &mut self.rng)).collect::<Vec<EcUint>>());
+        let scalars = Zeroizing::new(
+            (0..ok.len())
+                .map(|_| random_scalar(curve, &mut self.rng))
+                .collect::<Vec<EcUint>>(),
+        );
         let shares: Vec<JobResult<Vec<u8>>> = if ok.is_empty() {
             Vec::new()
         } else {
@@ -804,14 +892,21 @@ impl<'a> TlsBatch<'a> {
                     h.server_hello_rx = Some(flip(&h.server_hello, h.server_hello.len() - 1))
                 }
                 Some(Corruption::Certificate) => {
-                    h.certificate_rx = Some(flip(&h.certificate, self.leaf_tbs_offset + wire::TBS_SUBJECT_OFFSET))
+                    h.certificate_rx = Some(flip(
+                        &h.certificate,
+                        self.leaf_tbs_offset + wire::TBS_SUBJECT_OFFSET,
+                    ))
                 }
                 _ => {}
             }
         }
 
         // CertificateVerify: transcript hash, §4.4.3 content, one signing batch.
-        let signers: Vec<usize> = ok.iter().copied().filter(|&i| self.handshakes[i].failure.is_none()).collect();
+        let signers: Vec<usize> = ok
+            .iter()
+            .copied()
+            .filter(|&i| self.handshakes[i].failure.is_none())
+            .collect();
         let t = Instant::now();
         let alg = SigAlg::certificate_verify(suite);
         let ee = wire::encrypted_extensions();
@@ -838,8 +933,10 @@ impl<'a> TlsBatch<'a> {
             check_len("signing", &sigs, signers.len())?;
             sigs
         };
-        let cv: Vec<JobResult<Vec<u8>>> =
-            sigs.into_iter().map(|s| s.map(|s| wire::certificate_verify(suite.signature_scheme(), &s))).collect();
+        let cv: Vec<JobResult<Vec<u8>>> = sigs
+            .into_iter()
+            .map(|s| s.map(|s| wire::certificate_verify(suite.signature_scheme(), &s)))
+            .collect();
         self.server.sign.add(t.elapsed(), signers.len());
         for ((&i, (th, _)), cv) in signers.iter().zip(hashed).zip(cv) {
             let h = &mut self.handshakes[i];
@@ -848,7 +945,8 @@ impl<'a> TlsBatch<'a> {
                 Ok(cv) => {
                     if h.corruption == Some(Corruption::CertificateVerify) {
                         let sig_len = cv.len() - wire::CERTIFICATE_VERIFY_SIG_OFFSET;
-                        h.certificate_verify_rx = Some(flip(&cv, wire::CERTIFICATE_VERIFY_SIG_OFFSET + sig_len / 2));
+                        h.certificate_verify_rx =
+                            Some(flip(&cv, wire::CERTIFICATE_VERIFY_SIG_OFFSET + sig_len / 2));
                     }
                     h.certificate_verify = cv;
                 }
@@ -870,7 +968,9 @@ impl<'a> TlsBatch<'a> {
         let curve = self.config.kex.curve();
         let group = self.config.kex.code();
         let suite = self.config.suite;
-        let alive = |hs: &[Handshake]| -> Vec<usize> { (0..hs.len()).filter(|&i| hs[i].failure.is_none()).collect() };
+        let alive = |hs: &[Handshake]| -> Vec<usize> {
+            (0..hs.len()).filter(|&i| hs[i].failure.is_none()).collect()
+        };
 
         // ECDH: the server's share, then k_c·Q_s.
         let live = alive(&self.handshakes);
@@ -878,8 +978,9 @@ impl<'a> TlsBatch<'a> {
         let peers: Vec<JobResult<AffinePoint>> = live
             .par_iter()
             .map(|&i| {
-                let share = wire::server_hello_share(self.handshakes[i].server_hello_received(), group)
-                    .map_err(|e| Error::InvalidKey(format!("ServerHello: {e}")))?;
+                let share =
+                    wire::server_hello_share(self.handshakes[i].server_hello_received(), group)
+                        .map_err(|e| Error::InvalidKey(format!("ServerHello: {e}")))?;
                 decode_share(curve, share)
             })
             .collect();
@@ -895,7 +996,9 @@ impl<'a> TlsBatch<'a> {
                     scalars.push(**k);
                 }
                 (Err(e), _) => failed.push((i, e)),
-                (Ok(_), None) => failed.push((i, Error::FaultDetected("client has no ephemeral key"))),
+                (Ok(_), None) => {
+                    failed.push((i, Error::FaultDetected("client has no ephemeral key")))
+                }
             }
         }
         let secrets: Vec<JobResult<Vec<u8>>> = if ok.is_empty() {
@@ -944,7 +1047,8 @@ impl<'a> TlsBatch<'a> {
                     let mut keys = Vec::with_capacity(certs.len());
                     let mut signed = Vec::with_capacity(depth);
                     for (tbs, scheme, sig) in certs {
-                        let p = wire::parse_tbs(tbs).map_err(|e| Error::InvalidKey(format!("certificate: {e}")))?;
+                        let p = wire::parse_tbs(tbs)
+                            .map_err(|e| Error::InvalidKey(format!("certificate: {e}")))?;
                         keys.push((p.key_type, p.key));
                         if depth > 0 {
                             signed.push((cert_alg.hash().digest(tbs), scheme, sig));
@@ -989,32 +1093,54 @@ impl<'a> TlsBatch<'a> {
             let mut jobs: Vec<(&CertPublicKey, &[u8], &[u8])> = Vec::new();
             let mut owner: Vec<usize> = Vec::new();
             for ((&i, p), idx) in live.iter().zip(&parsed).zip(&key_idx) {
-                let (Ok((_, signed)), Some(idx)) = (p, idx) else { continue };
+                let (Ok((_, signed)), Some(idx)) = (p, idx) else {
+                    continue;
+                };
                 if depth == 0 {
                     if cache[idx[0]] != self.trust_anchor {
-                        failed.push((i, Error::InvalidKey("leaf key is not the pinned key".into())));
+                        failed.push((
+                            i,
+                            Error::InvalidKey("leaf key is not the pinned key".into()),
+                        ));
                     }
                     continue;
                 }
-                if signed.iter().any(|s| s.1 != suite.certificate_signature_scheme()) {
-                    failed.push((i, Error::MalformedSignature("unexpected certificate signature scheme")));
+                if signed
+                    .iter()
+                    .any(|s| s.1 != suite.certificate_signature_scheme())
+                {
+                    failed.push((
+                        i,
+                        Error::MalformedSignature("unexpected certificate signature scheme"),
+                    ));
                     continue;
                 }
                 for (level, (digest, _, sig)) in signed.iter().enumerate() {
-                    let issuer = if level + 1 < depth { &cache[idx[level + 1]] } else { &self.trust_anchor };
+                    let issuer = if level + 1 < depth {
+                        &cache[idx[level + 1]]
+                    } else {
+                        &self.trust_anchor
+                    };
                     jobs.push((issuer, digest, sig));
                     owner.push(i);
                 }
             }
-            let results = if jobs.is_empty() { Vec::new() } else { verify_digests(self.backend, cert_alg, &jobs)? };
+            let results = if jobs.is_empty() {
+                Vec::new()
+            } else {
+                verify_digests(self.backend, cert_alg, &jobs)?
+            };
             check_len("chain verification", &results, jobs.len())?;
             for (&i, r) in owner.iter().zip(results) {
                 if let Err(e) = r {
                     failed.push((i, e));
                 }
             }
-            let leaf_of: HashMap<usize, usize> =
-                live.iter().zip(&key_idx).filter_map(|(&i, idx)| idx.as_ref().map(|idx| (i, idx[0]))).collect();
+            let leaf_of: HashMap<usize, usize> = live
+                .iter()
+                .zip(&key_idx)
+                .filter_map(|(&i, idx)| idx.as_ref().map(|idx| (i, idx[0])))
+                .collect();
             (leaf_of, failed)
         };
         self.client.chain.add(t.elapsed(), live.len());
@@ -1042,9 +1168,12 @@ impl<'a> TlsBatch<'a> {
                         h.certificate_received(),
                     ]);
                     let digest = cv_alg.hash().digest(&wire::certificate_verify_content(&th));
-                    let sig = match wire::parse_certificate_verify(h.certificate_verify_received()) {
+                    let sig = match wire::parse_certificate_verify(h.certificate_verify_received())
+                    {
                         Ok((scheme, sig)) if scheme == suite.signature_scheme() => Ok(sig),
-                        Ok(_) => Err(Error::MalformedSignature("unexpected CertificateVerify signature scheme")),
+                        Ok(_) => Err(Error::MalformedSignature(
+                            "unexpected CertificateVerify signature scheme",
+                        )),
                         Err(e) => Err(Error::MalformedSignature(e)),
                     };
                     (th, digest, sig)
@@ -1064,12 +1193,19 @@ impl<'a> TlsBatch<'a> {
                     (Ok(_), None) => results.push(Err(Error::InvalidKey("no leaf key".into()))),
                 }
             }
-            let verified = if jobs.is_empty() { Vec::new() } else { verify_digests(self.backend, cv_alg, &jobs)? };
+            let verified = if jobs.is_empty() {
+                Vec::new()
+            } else {
+                verify_digests(self.backend, cv_alg, &jobs)?
+            };
             check_len("CertificateVerify verification", &verified, jobs.len())?;
             for (s, r) in slot.into_iter().zip(verified) {
                 results[s] = r;
             }
-            (prepared.into_iter().map(|p| p.0).collect::<Vec<_>>(), results)
+            (
+                prepared.into_iter().map(|p| p.0).collect::<Vec<_>>(),
+                results,
+            )
         };
         self.client.verify.add(t.elapsed(), live.len());
         for ((&i, th), r) in live.iter().zip(hashes).zip(results) {
@@ -1082,7 +1218,9 @@ impl<'a> TlsBatch<'a> {
 
         // Both sides must hold the same secret.
         for h in &mut self.handshakes {
-            if h.failure.is_none() && (h.client_secret.is_none() || h.client_secret != h.server_secret) {
+            if h.failure.is_none()
+                && (h.client_secret.is_none() || h.client_secret != h.server_secret)
+            {
                 h.fail(
                     Side::Client,
                     Step::SharedSecret,
@@ -1102,7 +1240,11 @@ impl<'a> TlsBatch<'a> {
 
     /// The rates and failures so far (steps not yet run cost zero).
     pub fn report(&self) -> TlsSimReport {
-        let failures: Vec<Failure> = self.handshakes.iter().filter_map(|h| h.failure.clone()).collect();
+        let failures: Vec<Failure> = self
+            .handshakes
+            .iter()
+            .filter_map(|h| h.failure.clone())
+            .collect();
         TlsSimReport {
             backend: self.backend.name().to_string(),
             suite: self.config.suite,
@@ -1111,7 +1253,11 @@ impl<'a> TlsBatch<'a> {
             chain_depth: self.config.chain_depth,
             server: self.server.side_report(Side::Server),
             client: self.client.side_report(Side::Client),
-            corrupted: self.handshakes.iter().filter(|h| h.corruption.is_some()).count(),
+            corrupted: self
+                .handshakes
+                .iter()
+                .filter(|h| h.corruption.is_some())
+                .count(),
             failed: failures.len(),
             failures,
         }

@@ -62,7 +62,13 @@ fn extension(out: &mut Vec<u8>, ext: u16, data: &[u8]) {
 
 /// ClientHello offering one cipher suite, one group and one signature scheme; the key share
 /// is the last extension, so the message's last byte is the share's last byte.
-pub fn client_hello(random: &[u8; 32], cipher_suite: u16, group: u16, sig_scheme: u16, share: &[u8]) -> Vec<u8> {
+pub fn client_hello(
+    random: &[u8; 32],
+    cipher_suite: u16,
+    group: u16,
+    sig_scheme: u16,
+    share: &[u8],
+) -> Vec<u8> {
     let mut body = Vec::with_capacity(128 + share.len());
     body.extend_from_slice(&[0x03, 0x03]);
     body.extend_from_slice(random);
@@ -72,8 +78,16 @@ pub fn client_hello(random: &[u8; 32], cipher_suite: u16, group: u16, sig_scheme
     body.extend_from_slice(&[1, 0]); // legacy_compression_methods: null
     let mut exts = Vec::new();
     extension(&mut exts, EXT_SUPPORTED_VERSIONS, &[2, 0x03, 0x04]);
-    extension(&mut exts, EXT_SUPPORTED_GROUPS, &[0, 2, (group >> 8) as u8, group as u8]);
-    extension(&mut exts, EXT_SIGNATURE_ALGORITHMS, &[0, 2, (sig_scheme >> 8) as u8, sig_scheme as u8]);
+    extension(
+        &mut exts,
+        EXT_SUPPORTED_GROUPS,
+        &[0, 2, (group >> 8) as u8, group as u8],
+    );
+    extension(
+        &mut exts,
+        EXT_SIGNATURE_ALGORITHMS,
+        &[0, 2, (sig_scheme >> 8) as u8, sig_scheme as u8],
+    );
     let mut ks = Vec::with_capacity(6 + share.len());
     put_u16(&mut ks, 4 + share.len()); // client_shares list
     put_u16(&mut ks, group as usize);
@@ -124,7 +138,8 @@ pub struct SyntheticCert {
 /// The TBS part of a synthetic certificate; the subject name starts at
 /// [`TBS_SUBJECT_OFFSET`].
 pub fn tbs(level: u8, subject: &str, issuer: &str, key_type: u8, key: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(CERT_MAGIC.len() + 16 + subject.len() + issuer.len() + key.len());
+    let mut out =
+        Vec::with_capacity(CERT_MAGIC.len() + 16 + subject.len() + issuer.len() + key.len());
     out.extend_from_slice(CERT_MAGIC);
     out.push(level);
     put_u16(&mut out, subject.len());
@@ -285,7 +300,11 @@ fn find_extension<'a>(r: &mut Reader<'a>, ext: u16) -> Result<&'a [u8], &'static
 
 /// The body of the first `tag(u16) ‖ length(u16) ‖ body` entry of `list` with this tag
 /// (extensions, key-share entries); `missing` when none has it.
-fn find_entry<'a>(mut list: Reader<'a>, tag: u16, missing: &'static str) -> Result<&'a [u8], &'static str> {
+fn find_entry<'a>(
+    mut list: Reader<'a>,
+    tag: u16,
+    missing: &'static str,
+) -> Result<&'a [u8], &'static str> {
     while !list.0.is_empty() {
         let t = list.u16()?;
         let n = list.u16()?;
@@ -370,21 +389,42 @@ mod tests {
 
     #[test]
     fn certificate_and_certificate_verify_round_trip() {
-        let leaf =
-            SyntheticCert { tbs: tbs(0, "CN=leaf", "CN=ca", 1, b"key0"), sig_scheme: 0x0401, signature: vec![1, 2, 3] };
-        let ca =
-            SyntheticCert { tbs: tbs(1, "CN=ca", "CN=root", 1, b"key1"), sig_scheme: 0x0401, signature: vec![4; 70] };
+        let leaf = SyntheticCert {
+            tbs: tbs(0, "CN=leaf", "CN=ca", 1, b"key0"),
+            sig_scheme: 0x0401,
+            signature: vec![1, 2, 3],
+        };
+        let ca = SyntheticCert {
+            tbs: tbs(1, "CN=ca", "CN=root", 1, b"key1"),
+            sig_scheme: 0x0401,
+            signature: vec![4; 70],
+        };
         let (msg, off) = certificate(&[leaf.clone(), ca.clone()]);
         assert_eq!(&msg[off..off + leaf.tbs.len()], &leaf.tbs[..]);
-        assert_eq!(&msg[off + TBS_SUBJECT_OFFSET..off + TBS_SUBJECT_OFFSET + 7], b"CN=leaf");
+        assert_eq!(
+            &msg[off + TBS_SUBJECT_OFFSET..off + TBS_SUBJECT_OFFSET + 7],
+            b"CN=leaf"
+        );
         let parsed = parse_certificate(&msg).unwrap();
         assert_eq!(
             parsed,
-            vec![(&leaf.tbs[..], 0x0401, &leaf.signature[..]), (&ca.tbs[..], 0x0401, &ca.signature[..])]
+            vec![
+                (&leaf.tbs[..], 0x0401, &leaf.signature[..]),
+                (&ca.tbs[..], 0x0401, &ca.signature[..])
+            ]
         );
-        assert_eq!(parse_tbs(&ca.tbs).unwrap(), ParsedTbs { key_type: 1, key: b"key1" });
+        assert_eq!(
+            parse_tbs(&ca.tbs).unwrap(),
+            ParsedTbs {
+                key_type: 1,
+                key: b"key1"
+            }
+        );
         let cv = certificate_verify(0x0804, &[5; 256]);
-        assert_eq!(parse_certificate_verify(&cv).unwrap(), (0x0804, &[5u8; 256][..]));
+        assert_eq!(
+            parse_certificate_verify(&cv).unwrap(),
+            (0x0804, &[5u8; 256][..])
+        );
         assert_eq!(cv[CERTIFICATE_VERIFY_SIG_OFFSET], 5);
     }
 
@@ -393,8 +433,11 @@ mod tests {
         let share = [4u8; 65];
         let ch = client_hello(&[7; 32], 0x1301, 0x0017, 0x0403, &share);
         let sh = server_hello(&[9; 32], 0x1301, 0x0017, &share);
-        let leaf =
-            SyntheticCert { tbs: tbs(0, "CN=leaf", "CN=ca", 1, b"key0"), sig_scheme: 0x0401, signature: vec![1, 2, 3] };
+        let leaf = SyntheticCert {
+            tbs: tbs(0, "CN=leaf", "CN=ca", 1, b"key0"),
+            sig_scheme: 0x0401,
+            signature: vec![1, 2, 3],
+        };
         let (cert, _) = certificate(std::slice::from_ref(&leaf));
         let cv = certificate_verify(0x0804, &[5; 16]);
         for n in 0..ch.len() {
