@@ -25,6 +25,7 @@
 use core::arch::x86_64::*;
 
 use crate::digits::{DIGIT_BITS, DIGIT_MASK};
+pub use batch_core::num::digits::FieldConsts;
 
 /// Four 64-bit lanes.
 pub type V = __m256i;
@@ -240,90 +241,6 @@ pub struct Fe<const N: usize> {
     pub k: u64,
 }
 
-/// Subtraction constant `c·p` (`c = 2^t`) with "borrowed" digits: every digit but the top one
-/// is in `[2^29 − 2, 2^29 + 2^28)`, so it dominates any almost-normalised digit of the
-/// subtrahend and `a + C − b` never goes negative in a lane.
-#[derive(Clone, Debug)]
-pub struct SubConst {
-    pub c: u64,
-    /// Largest subtrahend bound `k_b` this constant covers (its top digit dominates).
-    pub max_kb: u64,
-    pub digits: Vec<u64>,
-}
-
-/// Scalar description of a curve field for an `N`-digit kernel (built once per process).
-#[derive(Clone, Debug)]
-pub struct FieldConsts {
-    pub n: usize,
-    pub p: Vec<u64>,
-    pub minv: u64,
-    /// Largest `k_a·k_b` for a product to come back below `2p`: `2^(28N − bits(p))`.
-    pub max_prod: u64,
-    pub subs: Vec<SubConst>,
-    /// `R mod p`, `R² mod p`, `b·R mod p` in digits.
-    pub one: Vec<u64>,
-    pub r2: Vec<u64>,
-    pub b: Vec<u64>,
-}
-
-impl FieldConsts {
-    /// `p` canonical limbs, `b` canonical limbs, `n` digits.
-    pub fn new(p: &[u64], b: &[u64], n: usize) -> Self {
-        let md = crate::digits::modulus_digits(p, n).expect("curve primes are valid moduli");
-        let bits = batch_core::num::bits_vartime(p);
-        let slack = DIGIT_BITS * n - bits;
-        assert!(slack >= 20, "too little room for lazy reduction");
-        let top = DIGIT_BITS * (n - 1);
-        // p / 2^top as a float, rounded up a little.
-        let p_top = (0..p.len()).fold(0f64, |acc, i| {
-            acc + (p[i] as f64) * 2f64.powi(64 * i as i32 - top as i32)
-        }) * (1.0 + 1e-12);
-        let mut subs = Vec::new();
-        for t in 0..slack.min(40) {
-            let c = 1u64 << t;
-            let x = crate::digits::to_digits(&shl_limbs(p, t), n);
-            let x_top = x[n - 1];
-            if x_top < 3 {
-                continue;
-            }
-            // b's top digit is ≤ ⌊k_b·p / 2^top⌋; it must not exceed x_top − 2.
-            let max_kb = ((x_top - 1) as f64 / p_top).floor() as u64;
-            let max_kb = max_kb.saturating_sub(1);
-            if max_kb == 0 {
-                continue;
-            }
-            // Lend 2^29 to every digit below the top from the digit above (2 units of 2^28).
-            let mut digits = x.clone();
-            for i in 0..n - 1 {
-                digits[i] = x[i] + (1 << (DIGIT_BITS + 1)) - if i > 0 { 2 } else { 0 };
-            }
-            digits[n - 1] = x_top - 2;
-            subs.push(SubConst { c, max_kb, digits });
-        }
-        Self {
-            n,
-            p: md.m.clone(),
-            minv: md.minv,
-            max_prod: 1u64 << slack.min(62),
-            subs,
-            one: md.one.clone(),
-            r2: md.r2.clone(),
-            b: md.to_monty_digits(b),
-        }
-    }
-}
-
-fn shl_limbs(x: &[u64], t: usize) -> Vec<u64> {
-    let mut v = vec![0u64; x.len() + 1];
-    for (i, &xi) in x.iter().enumerate() {
-        v[i] |= xi << t;
-        if t != 0 {
-            v[i + 1] |= xi >> (64 - t);
-        }
-    }
-    v
-}
-
 /// A curve field on four lanes (same prime in every lane), built from [`FieldConsts`].
 #[derive(Debug)]
 pub struct Field4<const N: usize> {
@@ -339,6 +256,7 @@ pub struct Field4<const N: usize> {
 impl<const N: usize> Field4<N> {
     #[target_feature(enable = "avx2")]
     pub fn new(c: &FieldConsts) -> Self {
+        assert_eq!(c.digit_bits, DIGIT_BITS);
         assert_eq!(c.n, N);
         Self {
             md: Modulus4 {

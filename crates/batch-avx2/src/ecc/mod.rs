@@ -74,7 +74,7 @@ impl CurveConsts {
         Self {
             curve: c.curve,
             n,
-            field: FieldConsts::new(&p_limbs, &b, n),
+            field: FieldConsts::new(&p_limbs, &b, n, crate::digits::DIGIT_BITS),
             p,
             p_minus_2,
             comb_w: COMB_W,

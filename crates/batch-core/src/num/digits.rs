@@ -170,6 +170,96 @@ impl ModulusDigits {
     }
 }
 
+/// Subtraction constant `c·p` (`c = 2^t`) with "borrowed" digits: every digit but the top one
+/// is in `[2^(b+1) − 2, 2^(b+1) + 2^b)`, so it dominates any digit of a subtrahend whose digits
+/// are below `2^(b+1) − 2` (normalised, or almost normalised as in the 28-bit kernel), and
+/// `a + C − b` never goes negative in a lane.
+#[derive(Clone, Debug)]
+pub struct SubConst {
+    pub c: u64,
+    /// Largest subtrahend bound `k_b` this constant covers (its top digit dominates).
+    pub max_kb: u64,
+    pub digits: Vec<u64>,
+}
+
+/// Scalar description of a curve field for an `N`-digit lazy-reduction kernel (built once per
+/// process): every lane holds the same prime, elements carry a public bound `k` (value
+/// `< k·p`), sums add bounds, differences add a multiple of `p` first ([`SubConst`]).
+#[derive(Clone, Debug)]
+pub struct FieldConsts {
+    pub digit_bits: usize,
+    pub n: usize,
+    pub p: Vec<u64>,
+    pub minv: u64,
+    /// Largest `k_a·k_b` for a product to come back below `2p`: `2^(b·N − bits(p))`.
+    pub max_prod: u64,
+    pub subs: Vec<SubConst>,
+    /// `R mod p`, `R² mod p`, `b·R mod p` in digits.
+    pub one: Vec<u64>,
+    pub r2: Vec<u64>,
+    pub b: Vec<u64>,
+}
+
+impl FieldConsts {
+    /// `p` canonical limbs, `b` canonical limbs, `n` digits of `digit_bits` bits; at least
+    /// 20 bits of room above `p`.
+    pub fn new(p: &[u64], b: &[u64], n: usize, digit_bits: usize) -> Self {
+        let md = ModulusDigits::new(p, n, digit_bits).expect("curve primes are valid moduli");
+        let bits = bits_vartime(p);
+        let slack = digit_bits * n - bits;
+        assert!(slack >= 20, "too little room for lazy reduction");
+        let top = digit_bits * (n - 1);
+        // p / 2^top as a float, rounded up a little.
+        let p_top = (0..p.len()).fold(0f64, |acc, i| {
+            acc + (p[i] as f64) * 2f64.powi(64 * i as i32 - top as i32)
+        }) * (1.0 + 1e-12);
+        let mut subs = Vec::new();
+        for t in 0..slack.min(40) {
+            let c = 1u64 << t;
+            let x = to_digits(&shl_limbs(p, t), n, digit_bits);
+            let x_top = x[n - 1];
+            if x_top < 3 {
+                continue;
+            }
+            // b's top digit is ≤ ⌊k_b·p / 2^top⌋; it must not exceed x_top − 2.
+            let max_kb = ((x_top - 1) as f64 / p_top).floor() as u64;
+            let max_kb = max_kb.saturating_sub(1);
+            if max_kb == 0 {
+                continue;
+            }
+            // Lend 2^(b+1) to every digit below the top from the digit above (2 units of 2^b).
+            let mut digits = x.clone();
+            for i in 0..n - 1 {
+                digits[i] = x[i] + (1 << (digit_bits + 1)) - if i > 0 { 2 } else { 0 };
+            }
+            digits[n - 1] = x_top - 2;
+            subs.push(SubConst { c, max_kb, digits });
+        }
+        Self {
+            digit_bits,
+            n,
+            p: md.m.clone(),
+            minv: md.minv,
+            max_prod: 1u64 << slack.min(62),
+            subs,
+            one: md.one.clone(),
+            r2: md.r2.clone(),
+            b: md.to_monty_digits(b),
+        }
+    }
+}
+
+fn shl_limbs(x: &[u64], t: usize) -> Vec<u64> {
+    let mut v = vec![0u64; x.len() + 1];
+    for (i, &xi) in x.iter().enumerate() {
+        v[i] |= xi << t;
+        if t != 0 {
+            v[i + 1] |= xi >> (64 - t);
+        }
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
