@@ -228,6 +228,188 @@ pub fn unit<S: Lanes, const N: usize>(s: S) -> [S::V; N] {
     u
 }
 
+/// A curve-field element on lanes with a *public* bound: value `< k·p` in every lane, digits
+/// normalised. The bound depends only on the sequence of operations, never on data, so
+/// tracking it is constant-time; debug builds assert every product's bound, and since the
+/// bounds are data-independent one run of each formula proves them for all inputs.
+#[derive(Clone, Copy, Debug)]
+pub struct Fe<S: Lanes, const N: usize> {
+    pub d: [S::V; N],
+    pub k: u64,
+}
+
+/// A curve field on lanes (the same prime in every lane), built from batch-core's
+/// [`FieldConsts`] at 52-bit digits: products are [`amm_ifma`] (out of line, through
+/// `simd::amm`), sums and differences are digit-wise with one serial carry pass (IFMA needs
+/// normalised digits), differences adding a multiple of `p` first.
+#[derive(Debug)]
+pub struct CurveField<S: Lanes, const N: usize> {
+    pub s: S,
+    pub md: Moduli<S, N>,
+    pub max_prod: u64,
+    /// `(c, largest subtrahend bound covered, c·p in borrowed digits)`.
+    pub subs: Vec<(u64, u64, [S::V; N])>,
+    pub one: Fe<S, N>,
+    pub r2: Fe<S, N>,
+    pub b: Fe<S, N>,
+    pub unit: [S::V; N],
+}
+
+pub use batch_core::num::digits::FieldConsts;
+
+impl<S: Lanes, const N: usize> CurveField<S, N> {
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    pub fn new(s: S, c: &FieldConsts) -> Self {
+        assert_eq!((c.n, c.digit_bits), (N, DIGIT_BITS));
+        let bc = |d: &[u64]| -> [S::V; N] { core::array::from_fn(|i| s.splat(d[i])) };
+        Self {
+            s,
+            md: Moduli {
+                m: bc(&c.p),
+                k0: s.splat(c.minv),
+            },
+            max_prod: c.max_prod,
+            subs: c
+                .subs
+                .iter()
+                .map(|x| (x.c, x.max_kb, bc(&x.digits)))
+                .collect(),
+            one: Fe {
+                d: bc(&c.one),
+                k: 1,
+            },
+            r2: Fe { d: bc(&c.r2), k: 1 },
+            b: Fe { d: bc(&c.b), k: 1 },
+            unit: unit(s),
+        }
+    }
+
+    /// Zero in every lane.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn zero(&self) -> Fe<S, N> {
+        Fe {
+            d: [self.s.zero(); N],
+            k: 1,
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn mul(&self, a: &Fe<S, N>, b: &Fe<S, N>) -> Fe<S, N> {
+        debug_assert!(
+            a.k.saturating_mul(b.k) <= self.max_prod,
+            "product bound {}·{}",
+            a.k,
+            b.k
+        );
+        Fe {
+            d: crate::simd::amm(self.s, &a.d, &b.d, &self.md),
+            k: 2,
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn square(&self, a: &Fe<S, N>) -> Fe<S, N> {
+        debug_assert!(
+            a.k.saturating_mul(a.k) <= self.max_prod,
+            "square bound {}",
+            a.k
+        );
+        Fe {
+            d: crate::simd::ams(self.s, &a.d, &self.md),
+            k: 2,
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn add(&self, a: &Fe<S, N>, b: &Fe<S, N>) -> Fe<S, N> {
+        let s = self.s;
+        let mut d: [S::V; N] = core::array::from_fn(|i| s.add(a.d[i], b.d[i]));
+        normalise(s, &mut d);
+        debug_assert!(a.k + b.k <= self.max_prod, "sum bound");
+        Fe { d, k: a.k + b.k }
+    }
+
+    /// `a − b + c·p` for the smallest tabulated `c` that covers `b`'s bound.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn sub(&self, a: &Fe<S, N>, b: &Fe<S, N>) -> Fe<S, N> {
+        let s = self.s;
+        let (c, _, cd) = self
+            .subs
+            .iter()
+            .find(|x| x.1 >= b.k)
+            .unwrap_or_else(|| panic!("no subtraction constant covers bound {}", b.k));
+        let mut d: [S::V; N] = core::array::from_fn(|i| s.sub(s.add(a.d[i], cd[i]), b.d[i]));
+        normalise(s, &mut d);
+        debug_assert!(a.k + c <= self.max_prod, "difference bound");
+        Fe { d, k: a.k + c }
+    }
+
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn neg(&self, a: &Fe<S, N>) -> Fe<S, N> {
+        self.sub(&self.zero(), a)
+    }
+
+    /// `a` outside the lanes of `m`, `b` in them.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn select(&self, a: &Fe<S, N>, b: &Fe<S, N>, m: S::M) -> Fe<S, N> {
+        let s = self.s;
+        Fe {
+            d: core::array::from_fn(|i| s.select(a.d[i], b.d[i], m)),
+            k: a.k.max(b.k),
+        }
+    }
+
+    /// Enters Montgomery form: canonical digits (`< p`) in, `k = 2` out.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn to_monty(&self, canonical: &[S::V; N]) -> Fe<S, N> {
+        self.mul(
+            &Fe {
+                d: *canonical,
+                k: 1,
+            },
+            &self.r2,
+        )
+    }
+
+    /// Leaves Montgomery form: digits of a value in `[0, p]` per lane (`p` itself only for
+    /// zero); callers subtract `p` once.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn out_of_monty(&self, a: &Fe<S, N>) -> [S::V; N] {
+        self.mul(a, &Fe { d: self.unit, k: 1 }).d
+    }
+
+    /// `a^e` for a public exponent `e` (little-endian limbs), the same in all lanes: fixed
+    /// 4-bit windows, table indexed by the public window. Constant-time in `a`.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    pub fn pow_public(&self, a: &Fe<S, N>, e: &[u64]) -> Fe<S, N> {
+        let mut table = [self.one; 16];
+        table[1] = *a;
+        for i in 2..16 {
+            table[i] = self.mul(&table[i - 1], a);
+        }
+        let windows = batch_core::num::bits_vartime(e).div_ceil(4);
+        let mut acc = self.one;
+        for w in (0..windows).rev() {
+            if w != windows - 1 {
+                for _ in 0..4 {
+                    acc = self.square(&acc);
+                }
+            }
+            acc = self.mul(&acc, &table[batch_core::num::window(e, 4 * w, 4) as usize]);
+        }
+        acc
+    }
+}
+
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     use batch_core::dev::{random_modulus, rng, to_big};

@@ -9,8 +9,8 @@
 //! - `modexp`: fixed-window constant-time and square-and-multiply `_vartime`
 //!   exponentiation, a group of jobs (possibly each with its own modulus) per register.
 //!
-//! Elliptic-curve operations are not on this backend yet: they return
-//! [`Error::Unavailable`], and `batchsig`'s `auto` routes them elsewhere.
+//! - `ecc`: `k·G`, `k·Q` and `u₁·G + u₂·Q` on P-256, P-384 and P-521, one job per lane,
+//!   `batch_core::rcb`'s complete formulas over a lazily reduced 52-bit Montgomery field.
 //!
 //! AVX-512F, IFMA and VL are detected once at run time (`simd::detect`); on other CPUs and
 //! targets the backend compiles, reports itself unavailable with the reason, and every call
@@ -18,6 +18,8 @@
 #![deny(unsafe_code)]
 
 pub mod digits;
+#[cfg(target_arch = "x86_64")]
+pub mod ecc;
 pub mod field;
 #[cfg(target_arch = "x86_64")]
 pub mod modexp;
@@ -31,7 +33,17 @@ use batch_core::pool::Pool;
 use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
 
 #[cfg(target_arch = "x86_64")]
+use ecc::Form as EcForm;
+#[cfg(target_arch = "x86_64")]
 use simd::Ifma;
+
+/// Stand-in for the curve code's register form on other targets.
+#[cfg(not(target_arch = "x86_64"))]
+#[derive(Clone, Copy, Debug)]
+enum EcForm {
+    Z8,
+    Y4,
+}
 
 /// Stand-in for the IFMA proof on other targets: never constructed.
 #[cfg(not(target_arch = "x86_64"))]
@@ -81,6 +93,14 @@ impl Lanes {
             Ok("4") => Lanes::Four,
             Ok("8") => Lanes::Eight,
             _ => Lanes::ByWidth,
+        }
+    }
+
+    /// The register form of the curve code: four lanes unless eight are asked for.
+    fn ec_form(self) -> EcForm {
+        match self {
+            Lanes::Eight => EcForm::Z8,
+            Lanes::Four | Lanes::ByWidth => EcForm::Y4,
         }
     }
 
@@ -158,13 +178,6 @@ impl Avx512Backend {
             .copied()
             .map_err(|why| Error::Unavailable(format!("avx512: {why}")))
     }
-
-    fn ec_unavailable(&self) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-        self.token()?;
-        Err(Error::Unavailable(
-            "avx512: elliptic-curve operations are not implemented on this backend yet".into(),
-        ))
-    }
 }
 
 impl Backend for Avx512Backend {
@@ -178,7 +191,10 @@ impl Backend for Avx512Backend {
             Lanes::Four => "4 lanes (ymm)",
             Lanes::ByWidth => "4 lanes (ymm) to 2080 bits, 8 (zmm) above",
         };
-        format!("CPU AVX-512 IFMA, {lanes} x 52-bit digits, vpmadd52 Montgomery, RSA only, {} thread(s)", self.threads())
+        format!(
+            "CPU AVX-512 IFMA, {lanes} x 52-bit digits, vpmadd52 Montgomery, {} thread(s)",
+            self.threads()
+        )
     }
 
     fn availability(&self) -> Availability {
@@ -186,11 +202,6 @@ impl Backend for Avx512Backend {
             Ok(_) => Availability::Available,
             Err(why) => Availability::Unavailable(why.clone()),
         }
-    }
-
-    /// None yet: the IFMA curve arithmetic is still to come.
-    fn curves(&self) -> &'static [Curve] {
-        &[]
     }
 
     fn modexp(
@@ -219,35 +230,49 @@ impl Backend for Avx512Backend {
 
     fn mul_base(
         &self,
-        _curve: Curve,
-        _scalars: &[EcUint],
+        curve: Curve,
+        scalars: &[EcUint],
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-        self.ec_unavailable()
+        let t = self.token()?;
+        check_batch(scalars.len(), &[])?;
+        let form = self.lanes.ec_form();
+        Ok(self.pool.install(|| imp::mul_base(t, form, curve, scalars)))
     }
 
     fn mul_point(
         &self,
-        _curve: Curve,
-        _points: &[AffinePoint],
-        _scalars: &[EcUint],
+        curve: Curve,
+        points: &[AffinePoint],
+        scalars: &[EcUint],
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-        self.ec_unavailable()
+        let t = self.token()?;
+        check_batch(scalars.len(), &[("points", points.len())])?;
+        let form = self.lanes.ec_form();
+        Ok(self
+            .pool
+            .install(|| imp::mul_point(t, form, curve, points, scalars)))
     }
 
     fn mul_double_vartime(
         &self,
-        _curve: Curve,
-        _u1: &[EcUint],
-        _u2: &[EcUint],
-        _points: &[AffinePoint],
+        curve: Curve,
+        u1: &[EcUint],
+        u2: &[EcUint],
+        points: &[AffinePoint],
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-        self.ec_unavailable()
+        let t = self.token()?;
+        check_batch(u1.len(), &[("u2", u2.len()), ("points", points.len())])?;
+        let form = self.lanes.ec_form();
+        Ok(self
+            .pool
+            .install(|| imp::mul_double_vartime(t, form, curve, u1, u2, points)))
     }
 }
 
 /// The operations on x86-64.
 #[cfg(target_arch = "x86_64")]
 mod imp {
+    pub use crate::ecc::{mul_base, mul_double_vartime, mul_point};
     pub use crate::modexp::modexp_batch as modexp;
 }
 
@@ -263,6 +288,31 @@ mod imp {
         _: &[ModexpJob<'_>],
         _: bool,
     ) -> Vec<JobResult<Vec<u64>>> {
+        match t {}
+    }
+
+    pub fn mul_base(t: Ifma, _: EcForm, _: Curve, _: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
+        match t {}
+    }
+
+    pub fn mul_point(
+        t: Ifma,
+        _: EcForm,
+        _: Curve,
+        _: &[AffinePoint],
+        _: &[EcUint],
+    ) -> Vec<JobResult<AffinePoint>> {
+        match t {}
+    }
+
+    pub fn mul_double_vartime(
+        t: Ifma,
+        _: EcForm,
+        _: Curve,
+        _: &[EcUint],
+        _: &[EcUint],
+        _: &[AffinePoint],
+    ) -> Vec<JobResult<AffinePoint>> {
         match t {}
     }
 }

@@ -78,6 +78,8 @@ pub trait Lanes: Copy + Send + Sync + core::fmt::Debug + 'static {
     /// Writes lane `l` to `out[l]`; `out.len() == LANES`.
     fn to_lanes(self, v: Self::V, out: &mut [u64]);
     fn add(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `a − b` per lane (wrapping).
+    fn sub(self, a: Self::V, b: Self::V) -> Self::V;
     fn and(self, a: Self::V, b: Self::V) -> Self::V;
     /// `a >> 52` per lane.
     fn shr52(self, a: Self::V) -> Self::V;
@@ -121,6 +123,10 @@ impl Lanes for Z8 {
     #[inline(always)]
     fn add(self, a: __m512i, b: __m512i) -> __m512i {
         unsafe { _mm512_add_epi64(a, b) }
+    }
+    #[inline(always)]
+    fn sub(self, a: __m512i, b: __m512i) -> __m512i {
+        unsafe { _mm512_sub_epi64(a, b) }
     }
     #[inline(always)]
     fn and(self, a: __m512i, b: __m512i) -> __m512i {
@@ -177,6 +183,10 @@ impl Lanes for Y4 {
         unsafe { _mm256_add_epi64(a, b) }
     }
     #[inline(always)]
+    fn sub(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_sub_epi64(a, b) }
+    }
+    #[inline(always)]
     fn and(self, a: __m256i, b: __m256i) -> __m256i {
         unsafe { _mm256_and_si256(a, b) }
     }
@@ -212,6 +222,17 @@ pub fn modexp_group<S: Lanes, const N: usize>(
 ) -> Vec<Vec<u64>> {
     // SAFETY: an `S` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
     unsafe { crate::modexp::modexp_group_ifma::<S, N>(s, mods, bases, exps, vartime) }
+}
+
+/// [`crate::ecc::ec_chunk_ifma`] behind the proof.
+pub fn ec_chunk<S: Lanes, const N: usize>(
+    s: S,
+    cc: &crate::ecc::CurveConsts,
+    op: crate::ecc::Op,
+    inputs: &[crate::ecc::EcJob],
+) -> Vec<batch_core::AffinePoint> {
+    // SAFETY: an `S` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
+    unsafe { crate::ecc::ec_chunk_ifma::<S, N>(s, cc, op, inputs) }
 }
 
 /// [`crate::field::amm_ifma`] behind the proof. This wrapper has no target features, so the

@@ -1,0 +1,179 @@
+//! Points of `y² = x³ − 3x + b` on `S::LANES` lanes, `N`-digit Montgomery field
+//! ([`CurveField`]).
+//!
+//! Representation: [`Proj`] is homogeneous `(X : Y : Z)` per lane (`x = X/Z`, `y = Y/Z`), the
+//! identity `(0 : λ : 0)`; [`Affine`] is `(x, y)` per lane and never the identity (a lane mask
+//! travels beside it where a slot may be empty). Coordinates are in Montgomery form, almost
+//! reduced (bound-tracked [`Fe`]s), never canonical inside.
+//!
+//! Formulas: Renes–Costello–Batina (eprint 2015/1060), `a = −3`: `batch_core::rcb`'s text,
+//! shared by every backend, expanded here over [`CurveField`]. Complete: no exceptional lanes,
+//! no branches; constant-time.
+
+use batch_core::num::Uint;
+use batch_core::{AffinePoint, EcUint};
+
+use crate::digits::ModulusDigits;
+use crate::field::{store, CurveField, Fe};
+use crate::simd::Lanes;
+
+/// Affine points in Montgomery form, one per lane; never the identity.
+#[derive(Clone, Copy, Debug)]
+pub struct Affine<S: Lanes, const N: usize> {
+    pub x: Fe<S, N>,
+    pub y: Fe<S, N>,
+}
+
+impl<S: Lanes, const N: usize> Affine<S, N> {
+    /// `−self` in the lanes of `m`.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn neg_if(&mut self, m: S::M, f: &CurveField<S, N>) {
+        let ny = f.neg(&self.y);
+        self.y = f.select(&self.y, &ny, m);
+    }
+}
+
+/// Points in homogeneous projective coordinates, one per lane.
+#[derive(Clone, Copy, Debug)]
+pub struct Proj<S: Lanes, const N: usize> {
+    pub x: Fe<S, N>,
+    pub y: Fe<S, N>,
+    pub z: Fe<S, N>,
+}
+
+impl<S: Lanes, const N: usize> Proj<S, N> {
+    /// `(0 : 1 : 0)` in every lane.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn identity(f: &CurveField<S, N>) -> Self {
+        Self {
+            x: f.zero(),
+            y: f.one,
+            z: f.zero(),
+        }
+    }
+
+    /// `(x : y : 1)`.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn from_affine(a: &Affine<S, N>, f: &CurveField<S, N>) -> Self {
+        Self {
+            x: a.x,
+            y: a.y,
+            z: f.one,
+        }
+    }
+
+    /// `a` outside the lanes of `m`, `b` in them.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn select(a: &Self, b: &Self, m: S::M, f: &CurveField<S, N>) -> Self {
+        Self {
+            x: f.select(&a.x, &b.x, m),
+            y: f.select(&a.y, &b.y, m),
+            z: f.select(&a.z, &b.z, m),
+        }
+    }
+
+    /// `−self` in the lanes of `m`.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn neg_if(&mut self, m: S::M, f: &CurveField<S, N>) {
+        let ny = f.neg(&self.y);
+        self.y = f.select(&self.y, &ny, m);
+    }
+
+    /// `self + rhs`, complete (RCB15 Algorithm 4, `a = −3`).
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    pub fn add(&self, rhs: &Self, f: &CurveField<S, N>) -> Self {
+        let (x, y, z) =
+            batch_core::rcb_add!(f, f.b, (self.x, self.y, self.z), (rhs.x, rhs.y, rhs.z));
+        Self { x, y, z }
+    }
+
+    /// `self + rhs`, or `self` in the lanes of `rhs_identity` (RCB15 Algorithm 5 cannot
+    /// express an identity `rhs`, hence the select).
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    pub fn add_mixed(&self, rhs: &Affine<S, N>, rhs_identity: S::M, f: &CurveField<S, N>) -> Self {
+        let (x, y, z) =
+            batch_core::rcb_add_mixed!(f, f.b, (self.x, self.y, self.z), (rhs.x, rhs.y));
+        Self::select(&Self { x, y, z }, self, rhs_identity, f)
+    }
+
+    /// `2·self`, complete (RCB15 Algorithm 6, `a = −3`).
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    pub fn double(&self, f: &CurveField<S, N>) -> Self {
+        let (x, y, z) = batch_core::rcb_double!(f, f.b, (self.x, self.y, self.z));
+        Self { x, y, z }
+    }
+}
+
+/// Canonical limbs per lane of a Montgomery-form element (one product by 1, then one
+/// conditional subtraction of `p` in scalar code). Constant-time.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+fn canonical_lanes<S: Lanes, const N: usize>(
+    f: &CurveField<S, N>,
+    p: &ModulusDigits,
+    a: &Fe<S, N>,
+) -> Vec<EcUint> {
+    store(f.s, &f.out_of_monty(a))
+        .iter()
+        .map(|d| EcUint::from_limbs(&p.canonical(d)).expect("a field element fits the seam width"))
+        .collect()
+}
+
+/// A lane mask from per-lane all-ones / zero words.
+#[inline(always)]
+pub fn mask_from_words<S: Lanes>(s: S, words: &[u64]) -> S::M {
+    s.eq(s.from_lanes(words), s.splat(u64::MAX))
+}
+
+/// Affine seam points for `pts` (`S::LANES` per entry, lane-major order), with one field
+/// inversion per lane for the whole slice (Montgomery's trick, lane-wise). Identity lanes
+/// (`Z ≡ 0`) come out as [`AffinePoint::IDENTITY`]; they are swapped for `Z = 1` by select,
+/// not skipped. Constant-time.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+pub fn batch_normalize<S: Lanes, const N: usize>(
+    f: &CurveField<S, N>,
+    p: &ModulusDigits,
+    p_minus_2: &[u64],
+    pts: &[Proj<S, N>],
+) -> Vec<AffinePoint> {
+    let lanes = S::LANES;
+    let mut ids = Vec::with_capacity(pts.len());
+    let mut zs = Vec::with_capacity(pts.len());
+    for q in pts {
+        let m: Vec<u64> = canonical_lanes(f, p, &q.z)
+            .iter()
+            .map(|z| z.is_zero_mask())
+            .collect();
+        zs.push(f.select(&q.z, &f.one, mask_from_words(f.s, &m)));
+        ids.push(m);
+    }
+    let mut prefix = Vec::with_capacity(pts.len());
+    let mut acc = f.one;
+    for z in &zs {
+        prefix.push(acc);
+        acc = f.mul(&acc, z);
+    }
+    let mut inv = f.pow_public(&acc, p_minus_2);
+    let mut out = vec![AffinePoint::IDENTITY; lanes * pts.len()];
+    for i in (0..pts.len()).rev() {
+        let zinv = f.mul(&inv, &prefix[i]);
+        inv = f.mul(&inv, &zs[i]);
+        let x = canonical_lanes(f, p, &f.mul(&pts[i].x, &zinv));
+        let y = canonical_lanes(f, p, &f.mul(&pts[i].y, &zinv));
+        for l in 0..lanes {
+            let id = ids[i][l];
+            out[lanes * i + l] = AffinePoint {
+                x: Uint::select(&x[l], &Uint::ZERO, id),
+                y: Uint::select(&y[l], &Uint::ZERO, id),
+                // NOTE: as in batch-scalar, the seam marks the identity with a bool; whether a
+                // result is the identity (k = 0 or Q = O) is visible to the caller anyway.
+                infinity: batch_core::ct::declassify_mask(id),
+            };
+        }
+    }
+    out
+}
