@@ -96,11 +96,12 @@ impl Lanes {
         }
     }
 
-    /// The register form of the curve code: four lanes unless eight are asked for.
+    /// The register form of the curve code: eight lanes unless four are asked for (`zmm`
+    /// measured 10–35 % faster on P-256 and P-384 and level on P-521, Zen 4, `examples/ecbench.rs`).
     fn ec_form(self) -> EcForm {
         match self {
-            Lanes::Eight => EcForm::Z8,
-            Lanes::Four | Lanes::ByWidth => EcForm::Y4,
+            Lanes::Four => EcForm::Y4,
+            Lanes::Eight | Lanes::ByWidth => EcForm::Z8,
         }
     }
 
@@ -189,7 +190,7 @@ impl Backend for Avx512Backend {
         let lanes = match self.lanes {
             Lanes::Eight => "8 lanes (zmm)",
             Lanes::Four => "4 lanes (ymm)",
-            Lanes::ByWidth => "4 lanes (ymm) to 2080 bits, 8 (zmm) above",
+            Lanes::ByWidth => "4 lanes (ymm) to 2080 bits, 8 (zmm) above and for curves",
         };
         format!(
             "CPU AVX-512 IFMA, {lanes} x 52-bit digits, vpmadd52 Montgomery, {} thread(s)",

@@ -83,6 +83,8 @@ pub trait Lanes: Copy + Send + Sync + core::fmt::Debug + 'static {
     fn and(self, a: Self::V, b: Self::V) -> Self::V;
     /// `a >> 52` per lane.
     fn shr52(self, a: Self::V) -> Self::V;
+    /// `a >> 52` per lane, arithmetic (sign-extending).
+    fn sar52(self, a: Self::V) -> Self::V;
     /// `acc + lo52(a[51:0]·b[51:0])` per lane (`vpmadd52luq`).
     fn madd_lo(self, acc: Self::V, a: Self::V, b: Self::V) -> Self::V;
     /// `acc + hi52(a[51:0]·b[51:0])` per lane (`vpmadd52huq`).
@@ -131,6 +133,10 @@ impl Lanes for Z8 {
     #[inline(always)]
     fn and(self, a: __m512i, b: __m512i) -> __m512i {
         unsafe { _mm512_and_si512(a, b) }
+    }
+    #[inline(always)]
+    fn sar52(self, a: __m512i) -> __m512i {
+        unsafe { _mm512_srai_epi64::<52>(a) }
     }
     #[inline(always)]
     fn shr52(self, a: __m512i) -> __m512i {
@@ -189,6 +195,10 @@ impl Lanes for Y4 {
     #[inline(always)]
     fn and(self, a: __m256i, b: __m256i) -> __m256i {
         unsafe { _mm256_and_si256(a, b) }
+    }
+    #[inline(always)]
+    fn sar52(self, a: __m256i) -> __m256i {
+        unsafe { _mm256_srai_epi64::<52>(a) }
     }
     #[inline(always)]
     fn shr52(self, a: __m256i) -> __m256i {
