@@ -1,16 +1,19 @@
-//! Criterion: sign and verify per backend × algorithm over [`BENCH_BATCH_SIZES`], in
-//! operations per second (`Throughput::Elements` = jobs in the batch).
+//! Criterion: sign, verify (distinct keys, as `batch-speed` makes them) and verify-one-key
+//! per backend × algorithm over [`BENCH_BATCH_SIZES`], in operations per second
+//! (`Throughput::Elements` = jobs in the batch).
 //!
 //! `cargo bench -p batch-bench --bench backends` runs everything (~10 min per backend on
 //! 2 cores); filter by group and id, e.g. `-- ecdsap256-sign` or `-- 'rsa2048-verify/avx2'`.
 //! A size whose one batch would take more than [`MAX_BATCH_SECS`] (estimated from a probe
 //! at start-up) is left out and named on stderr — RSA-4096 signing 4096 jobs takes seconds.
-//! Backends are built (GPU device, tables) before timing starts; inputs are fixed messages.
+//! Backends are built (GPU device, tables) and keys made before timing starts; inputs are
+//! fixed messages.
 
 use std::time::{Duration, Instant};
 
 use batch_bench::alg::Alg;
-use batch_bench::measure::{messages, Op, Workload};
+use batch_bench::keys::{self, KeyPool};
+use batch_bench::measure::{messages, Op, VerifyBatch, Workload};
 use batch_bench::BENCH_BATCH_SIZES;
 use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
@@ -31,7 +34,21 @@ fn bench(c: &mut Criterion) {
         let sigs = work
             .sign(&reference, &messages(largest.min(256)))
             .expect("reference signing");
-        for op in Op::BOTH {
+        let cache = keys::default_cache_dir();
+        let pool = KeyPool::new(alg, &reference, largest, cache.as_deref(), &|_| {})
+            .expect("distinct verify keys");
+        // The verify batch of `n` jobs for `op` (built before timing).
+        let verify_batch = |op: Op, n: usize| -> VerifyBatch {
+            if op == Op::Verify {
+                pool.batch(n)
+            } else {
+                let msgs: Vec<Vec<u8>> = (0..n)
+                    .map(|i| batch_bench::measure::message(i % sigs.len()))
+                    .collect();
+                work.one_key_batch(&msgs, &sigs.cycle_to(n))
+            }
+        };
+        for op in Op::ALL {
             let mut group = c.benchmark_group(format!("{}-{}", alg.name(), op.name()));
             group
                 .sampling_mode(SamplingMode::Flat)
@@ -56,7 +73,7 @@ fn bench(c: &mut Criterion) {
                 let t = Instant::now();
                 match op {
                     Op::Sign => drop(work.sign(b.as_ref(), &probe)),
-                    Op::Verify => drop(work.verify(b.as_ref(), &probe, &sigs_for(&sigs, 8))),
+                    Op::Verify | Op::VerifyOneKey => drop(verify_batch(op, 8).verify(b.as_ref())),
                 }
                 let rate = 8.0 / t.elapsed().as_secs_f64();
                 for &n in &BENCH_BATCH_SIZES {
@@ -71,14 +88,12 @@ fn bench(c: &mut Criterion) {
                         continue;
                     }
                     group.throughput(Throughput::Elements(n as u64));
-                    let msgs: Vec<Vec<u8>> = (0..n)
-                        .map(|i| batch_bench::measure::message(i % sigs.len()))
-                        .collect();
-                    let vsigs = sigs_for(&sigs, n);
+                    let msgs = messages(n);
+                    let vb = verify_batch(op, n);
                     group.bench_with_input(BenchmarkId::new(b.name(), n), &n, |bch, _| match op {
                         Op::Sign => bch.iter(|| work.sign(b.as_ref(), &msgs).expect("sign")),
-                        Op::Verify => {
-                            bch.iter(|| work.verify(b.as_ref(), &msgs, &vsigs).expect("verify"))
+                        Op::Verify | Op::VerifyOneKey => {
+                            bch.iter(|| vb.verify(b.as_ref()).expect("verify"))
                         }
                     });
                 }
@@ -86,11 +101,6 @@ fn bench(c: &mut Criterion) {
             group.finish();
         }
     }
-}
-
-/// `n` signatures cycling through `sigs` (signatures of `message(0..)`).
-fn sigs_for(sigs: &batch_bench::measure::Signatures, n: usize) -> batch_bench::measure::Signatures {
-    sigs.cycle_to(n)
 }
 
 criterion_group!(benches, bench);

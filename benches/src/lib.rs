@@ -1,8 +1,10 @@
 //! batch-bench: the pieces of the `batch-speed` command (algorithms, timed and checked cells,
-//! the `openssl speed` reference, machine description, report, plots). The criterion benches
+//! the distinct verification keys, the `openssl speed` reference, machine description,
+//! report, plots). The criterion benches
 //! in `benches/` time the same operations at fixed batch sizes.
 
 pub mod alg;
+pub mod keys;
 pub mod machine;
 pub mod measure;
 pub mod openssl;

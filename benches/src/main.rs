@@ -1,6 +1,7 @@
 //! `batch-speed`: sign/s and verify/s of every backend, `openssl speed` measured beside it in
-//! the same run, and the comparison at equal security levels. See the README for the output
-//! and the `--json` fields.
+//! the same run, and the comparison at equal security levels. `verify` is measured under
+//! distinct keys (made before timing; `keys.rs` says how many), `verify-one-key` under one.
+//! See the README for the output and the `--json` fields.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,6 +9,7 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use batch_bench::alg::Alg;
+use batch_bench::keys::{self, KeyInfo, KeyPool};
 use batch_bench::measure::{self, CellResult, Op, Workload};
 use batch_bench::report::{self, BackendInfo, Config, Record, Report, SweepRecord};
 use batch_bench::{machine, openssl, plot, SWEEP_SIZES};
@@ -74,6 +76,10 @@ struct Args {
     /// ECDHE group for --tls: p256, p384 or p521.
     #[arg(long, default_value = "p256")]
     tls_kex: String,
+    /// Where the generated RSA keys of the distinct-key verify cells are cached (default:
+    /// `batch-speed-keys/` beside this executable).
+    #[arg(long)]
+    key_cache: Option<PathBuf>,
 }
 
 fn parse_suites(spec: &str) -> Result<Vec<Suite>, String> {
@@ -144,6 +150,7 @@ fn record(
     op: Op,
     threads: usize,
     requested: usize,
+    keys: Option<KeyInfo>,
     cell: Result<CellResult, String>,
 ) -> Record {
     let (ops, seconds, batch, rate, error) = match cell {
@@ -156,6 +163,7 @@ fn record(
         operation: op.name(),
         batch,
         batch_capped: batch < requested,
+        keys,
         threads,
         ops_per_sec: rate,
         ops,
@@ -168,6 +176,32 @@ fn record(
         alg,
         op,
     }
+}
+
+/// The distinct verify keys of `alg` for batches of up to `jobs`, made before any timing on
+/// `reference` (inside `pool`), with their progress in `pb`'s message. A failure is printed
+/// and fails only the distinct-key cells.
+fn make_pool(
+    alg: Alg,
+    reference: &dyn Backend,
+    jobs: usize,
+    cache: Option<&std::path::Path>,
+    pb: &ProgressBar,
+    pool: &rayon::ThreadPool,
+) -> Result<KeyPool, String> {
+    let total = keys::pool_work(alg, jobs);
+    let done = std::sync::atomic::AtomicU64::new(0);
+    pb.set_message(format!("{alg}: distinct verify keys 0/{total}"));
+    let made = pool.install(|| {
+        KeyPool::new(alg, reference, jobs, cache, &|n| {
+            let d = done.fetch_add(n, std::sync::atomic::Ordering::Relaxed) + n;
+            pb.set_message(format!("{alg}: distinct verify keys {d}/{total}"));
+        })
+    });
+    if let Err(e) = &made {
+        pb.println(format!("{alg}: no distinct verify keys: {e}"));
+    }
+    made
 }
 
 fn run(args: Args) -> Result<bool, String> {
@@ -242,19 +276,40 @@ fn run(args: Args) -> Result<bool, String> {
         .iter()
         .filter(|b| infos.iter().any(|i| i.available && i.name == b.name()))
         .collect();
-    let cells = (live.len() * algs.len() * 2 + if use_openssl { algs.len() } else { 0 }) as u64;
+    // Distinct verify keys cover the largest batch of the run.
+    let pool_jobs = if args.sweep {
+        args.sweep_sizes
+            .iter()
+            .copied()
+            .fold(args.batch, usize::max)
+    } else {
+        args.batch
+    };
+    let key_cache = args.key_cache.clone().or_else(keys::default_cache_dir);
+    let mut pools: Vec<(Alg, Result<KeyPool, String>)> = Vec::new();
+    let cells =
+        (live.len() * algs.len() * Op::ALL.len() + if use_openssl { algs.len() } else { 0 }) as u64;
     let pb = progress(cells);
     for &alg in &algs {
         let work = Workload::new(alg);
+        let key_pool = if live
+            .iter()
+            .all(|b| not_implemented(b.as_ref(), alg).is_some())
+        {
+            Err("no backend here measures it".to_string())
+        } else {
+            make_pool(alg, &reference, pool_jobs, key_cache.as_deref(), &pb, &pool)
+        };
         for b in &live {
             if let Some(why) = not_implemented(b.as_ref(), alg) {
-                for op in Op::BOTH {
+                for op in Op::ALL {
                     let mut r = record(
                         b.name(),
                         alg,
                         op,
                         threads,
                         args.batch,
+                        None,
                         Ok(CellResult {
                             ops: 0,
                             seconds: 0.0,
@@ -269,27 +324,30 @@ fn run(args: Args) -> Result<bool, String> {
                 continue;
             }
             pb.set_message(format!("{} {}", b.name(), alg.name()));
-            let (sign, verify) = pool.install(|| {
+            let cells = pool.install(|| {
                 measure::run_alg(
                     b.as_ref(),
                     &reference,
                     &work,
+                    key_pool.as_ref().map_err(String::as_str),
                     args.batch,
                     args.seconds,
                     threads,
                     |_| pb.inc(1),
                 )
             });
-            rep.results
-                .push(record(b.name(), alg, Op::Sign, threads, args.batch, sign));
-            rep.results.push(record(
-                b.name(),
-                alg,
-                Op::Verify,
-                threads,
-                args.batch,
-                verify,
-            ));
+            for op in Op::ALL {
+                let cell = cells.get(op).clone();
+                let keys = match op {
+                    Op::Verify => key_pool
+                        .as_ref()
+                        .ok()
+                        .map(|p| p.info(cell.as_ref().map_or(args.batch, |c| c.batch))),
+                    Op::Sign | Op::VerifyOneKey => Some(KeyInfo::one_fixed()),
+                };
+                rep.results
+                    .push(record(b.name(), alg, op, threads, args.batch, keys, cell));
+            }
         }
         if use_openssl {
             // Right after our cells for this algorithm, so both see the same machine load.
@@ -297,10 +355,10 @@ fn run(args: Args) -> Result<bool, String> {
             match openssl::speed(alg, args.seconds, threads) {
                 Ok(f) => {
                     for r in rep.results.iter_mut().filter(|r| r.alg == alg) {
-                        let o = if r.op == Op::Sign {
-                            f.sign_per_sec
-                        } else {
-                            f.verify_per_sec
+                        // `openssl speed` has one verify figure, for one key.
+                        let o = match r.op {
+                            Op::Sign => f.sign_per_sec,
+                            Op::Verify | Op::VerifyOneKey => f.verify_per_sec,
                         };
                         r.openssl_ops_per_sec = Some(o);
                         r.ratio_to_openssl = r.ops_per_sec.map(|x| x / o);
@@ -310,13 +368,16 @@ fn run(args: Args) -> Result<bool, String> {
             }
             pb.inc(1);
         }
+        pools.push((alg, key_pool));
     }
     pb.finish_and_clear();
 
     for b in &infos {
         print!("{}", report::backend_table(&rep, b, &algs));
     }
-    println!("\nequal security (NIST SP 800-57 Part 1, Table 2), sign/s and verify/s ratios:");
+    println!(
+        "\nequal security (NIST SP 800-57 Part 1, Table 2), sign/s and verify/s (distinct keys) ratios:"
+    );
     for b in infos.iter().filter(|b| b.available) {
         println!("{}:", b.name);
         print!("{}", report::equal_security(&rep, Some(&b.name)));
@@ -339,6 +400,7 @@ fn run(args: Args) -> Result<bool, String> {
             &reference,
             &algs,
             &sizes,
+            &pools,
             args.seconds,
             &pool,
         );
@@ -373,23 +435,30 @@ fn run(args: Args) -> Result<bool, String> {
 }
 
 /// Throughput over batch sizes. A size whose one batch would take more than twice
-/// `--seconds` (estimated from the previous size) is skipped and marked.
+/// `--seconds` (estimated from the previous size) is skipped and marked. Distinct-key points
+/// use the main cells' key pools (`pools`, made for the largest size).
+#[allow(clippy::too_many_arguments)]
 fn run_sweep(
     rep: &mut Report,
     live: &[&Arc<dyn Backend>],
     reference: &dyn Backend,
     algs: &[Alg],
     sizes: &[usize],
+    pools: &[(Alg, Result<KeyPool, String>)],
     secs: f64,
     pool: &rayon::ThreadPool,
 ) {
     let threads = rep.config.threads;
-    let pb = progress((live.len() * algs.len() * sizes.len() * 2) as u64);
+    let pb = progress((live.len() * algs.len() * sizes.len() * Op::ALL.len()) as u64);
     for &alg in algs {
         let work = Workload::new(alg);
         let sigs = pool.install(|| work.sign(reference, &measure::messages(256)));
+        let key_pool: Result<&KeyPool, &str> = pools
+            .iter()
+            .find(|(a, _)| *a == alg)
+            .map_or(Err("not made"), |(_, p)| p.as_ref().map_err(String::as_str));
         for b in live {
-            for op in Op::BOTH {
+            for op in Op::ALL {
                 let mut rate: Option<f64> = None;
                 for &n in sizes {
                     pb.set_message(format!(
@@ -418,6 +487,7 @@ fn run_sweep(
                                     n,
                                     secs,
                                     pool_sigs,
+                                    key_pool,
                                 )
                             }) {
                                 Ok(c) => (Some(c.ops_per_sec()), None),
@@ -435,6 +505,10 @@ fn run_sweep(
                         batch: n,
                         threads,
                         ops_per_sec: ops,
+                        keys: match op {
+                            Op::Verify => key_pool.ok().map(|p| p.info(n)),
+                            Op::Sign | Op::VerifyOneKey => Some(KeyInfo::one_fixed()),
+                        },
                         note,
                         alg,
                         op,

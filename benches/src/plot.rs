@@ -1,4 +1,5 @@
-//! SVG charts (`--plot`): ops/s per backend per algorithm (grouped bars, OpenSSL beside the
+//! SVG charts (`--plot`): ops/s per backend per algorithm, one panel per operation (sign,
+//! verify under distinct keys, verify under one key; grouped bars, OpenSSL beside the
 //! backends), or with `--sweep` ops/s against batch size per backend and algorithm — where a
 //! GPU overtakes the CPU is the point to read off. Both axes that span decades are logarithmic.
 
@@ -51,11 +52,11 @@ pub fn bars(r: &Report, algs: &[Alg], path: &Path) -> PlotResult {
             it.find(|x| x.backend == s).and_then(|x| x.ops_per_sec)
         }
     };
-    let root = SVGBackend::new(path, (1400, 560)).into_drawing_area();
+    let root = SVGBackend::new(path, (2100, 560)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
-    let panels = root.split_evenly((1, 2));
+    let panels = root.split_evenly((1, Op::ALL.len()));
     let n = algs.len() as f64;
-    for (area, op) in panels.iter().zip(Op::BOTH) {
+    for (area, op) in panels.iter().zip(Op::ALL) {
         let all = algs
             .iter()
             .flat_map(|&a| series.iter().filter_map(move |s| value(s, a, op)));
@@ -66,7 +67,7 @@ pub fn bars(r: &Report, algs: &[Alg], path: &Path) -> PlotResult {
             .caption(
                 format!(
                     "{} per second, batch {} ({} threads)",
-                    op.name(),
+                    op.title(),
                     r.config.batch,
                     r.config.threads
                 ),
@@ -134,11 +135,11 @@ pub fn sweep(r: &Report, path: &Path) -> PlotResult {
     let mut keys: Vec<(String, Alg)> = r.sweep.iter().map(|p| (p.backend.clone(), p.alg)).collect();
     keys.sort();
     keys.dedup();
-    let root = SVGBackend::new(path, (1400, 600)).into_drawing_area();
+    let root = SVGBackend::new(path, (2100, 600)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
-    let panels = root.split_evenly((1, 2));
+    let panels = root.split_evenly((1, Op::ALL.len()));
     let (bmin, bmax) = decades(r.sweep.iter().map(|p| p.batch as f64));
-    for (area, op) in panels.iter().zip(Op::BOTH) {
+    for (area, op) in panels.iter().zip(Op::ALL) {
         let (lo, hi) = decades(
             r.sweep
                 .iter()
@@ -149,7 +150,7 @@ pub fn sweep(r: &Report, path: &Path) -> PlotResult {
             .caption(
                 format!(
                     "{} throughput by batch size ({} threads)",
-                    op.name(),
+                    op.title(),
                     r.config.threads
                 ),
                 ("sans-serif", 20),

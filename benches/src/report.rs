@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::alg::{Alg, EQUAL_SECURITY};
+use crate::keys::KeyInfo;
 use crate::machine::Machine;
 use crate::measure::Op;
 
@@ -15,18 +16,22 @@ pub struct Record {
     pub backend: String,
     /// The `--algs` name (`rsa2048`, `ecdsap256`, …).
     pub algorithm: String,
-    /// `sign` or `verify`.
+    /// `sign`, `verify` (distinct keys) or `verify-one-key` (one key for the whole batch).
     pub operation: &'static str,
     /// Jobs per batch actually run (signing batches of slow algorithms may be capped to fit
     /// `--seconds`; see `batch_capped`).
     pub batch: usize,
     pub batch_capped: bool,
+    /// The public keys of each batch: `distinct` (how many), `per_job` (each job its own key
+    /// object), `source`. `null` where the keys could not be made.
+    pub keys: Option<KeyInfo>,
     pub threads: usize,
     /// `null` when the cell failed (then `error` says why).
     pub ops_per_sec: Option<f64>,
     pub ops: usize,
     pub seconds: f64,
-    /// OpenSSL's figure for the same algorithm and operation, measured in this run.
+    /// OpenSSL's figure for the same algorithm and operation, measured in this run (for
+    /// both verify operations its verify figure: `openssl speed` times one key).
     pub openssl_ops_per_sec: Option<f64>,
     /// `ops_per_sec / openssl_ops_per_sec`.
     pub ratio_to_openssl: Option<f64>,
@@ -50,6 +55,8 @@ pub struct SweepRecord {
     pub batch: usize,
     pub threads: usize,
     pub ops_per_sec: Option<f64>,
+    /// As in [`Record::keys`].
+    pub keys: Option<KeyInfo>,
     /// Why the point has no figure (skipped as too slow, or failed).
     pub note: Option<String>,
     #[serde(skip)]
@@ -159,6 +166,8 @@ pub fn header(r: &Report) -> String {
 }
 
 /// The `openssl speed`-style table of one backend, with OpenSSL's column and the ratios.
+/// `verify` is the distinct-key figure (the one compared with OpenSSL); `verify/s (one key)`
+/// the shared-key path; a legend under the table says which keys each algorithm used.
 pub fn backend_table(r: &Report, b: &BackendInfo, algs: &[Alg]) -> String {
     let mut s = String::new();
     if !b.available {
@@ -166,33 +175,62 @@ pub fn backend_table(r: &Report, b: &BackendInfo, algs: &[Alg]) -> String {
         return s;
     }
     let _ = writeln!(s, "\n{} — {}", b.name, b.description);
-    let _ = writeln!(
-        s,
-        "{:<26} {:>11} {:>11} {:>10} {:>10} | {:>10} {:>10} | {:>6} {:>6}",
-        "", "sign", "verify", "sign/s", "verify/s", "ossl sign", "ossl verif", "×sign", "×verif"
+    let row = |s: &mut String, c: [&str; 11]| {
+        let _ = writeln!(
+            s,
+            "{:<26} {:>11} {:>11} {:>10} {:>10} | {:>10} {:>10} | {:>6} {:>6} | {:>18} {:>6}",
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]
+        );
+    };
+    row(
+        &mut s,
+        [
+            "",
+            "sign",
+            "verify",
+            "sign/s",
+            "verify/s",
+            "ossl sign",
+            "ossl verif",
+            "×sign",
+            "×verif",
+            "verify/s (one key)",
+            "×1key",
+        ],
     );
     let mut notes = Vec::new();
+    // (description of the distinct keys, algorithms using it), in table order.
+    let mut legend: Vec<(String, Vec<String>)> = Vec::new();
     for &alg in algs {
         let sign = r.find(&b.name, alg, Op::Sign);
         let verify = r.find(&b.name, alg, Op::Verify);
-        let (sr, vr) = (
-            sign.and_then(|x| x.ops_per_sec),
-            verify.and_then(|x| x.ops_per_sec),
+        let one = r.find(&b.name, alg, Op::VerifyOneKey);
+        let rate = |x: Option<&Record>| x.and_then(|x| x.ops_per_sec);
+        let ratio = |x: Option<&Record>| fmt_ratio(x.and_then(|x| x.ratio_to_openssl));
+        let (sr, vr) = (rate(sign), rate(verify));
+        row(
+            &mut s,
+            [
+                &alg.label(),
+                &fmt_time(sr),
+                &fmt_time(vr),
+                &fmt_rate(sr),
+                &fmt_rate(vr),
+                &fmt_rate(r.openssl_rate(alg, Op::Sign)),
+                &fmt_rate(r.openssl_rate(alg, Op::Verify)),
+                &ratio(sign),
+                &ratio(verify),
+                &fmt_rate(rate(one)),
+                &ratio(one),
+            ],
         );
-        let _ = writeln!(
-            s,
-            "{:<26} {:>11} {:>11} {:>10} {:>10} | {:>10} {:>10} | {:>6} {:>6}",
-            alg.label(),
-            fmt_time(sr),
-            fmt_time(vr),
-            fmt_rate(sr),
-            fmt_rate(vr),
-            fmt_rate(r.openssl_rate(alg, Op::Sign)),
-            fmt_rate(r.openssl_rate(alg, Op::Verify)),
-            fmt_ratio(sign.and_then(|x| x.ratio_to_openssl)),
-            fmt_ratio(verify.and_then(|x| x.ratio_to_openssl)),
-        );
-        for rec in [sign, verify].into_iter().flatten() {
+        if let Some(k) = verify.and_then(|v| v.keys.as_ref().map(|k| k.describe(v.batch))) {
+            match legend.iter_mut().find(|(d, _)| *d == k) {
+                Some((_, a)) => a.push(alg.name()),
+                None => legend.push((k, vec![alg.name()])),
+            }
+        }
+        for rec in [sign, verify, one].into_iter().flatten() {
             if let Some(e) = &rec.error {
                 notes.push(format!("{} {}: FAILED — {e}", alg.name(), rec.operation));
             } else if let Some(why) = &rec.not_measured {
@@ -207,6 +245,21 @@ pub fn backend_table(r: &Report, b: &BackendInfo, algs: &[Alg]) -> String {
             }
         }
     }
+    let _ = writeln!(
+        s,
+        "  verify, verify/s, ×verif: distinct keys (×verif: this figure over OpenSSL's)"
+    );
+    for (d, a) in legend {
+        let _ = writeln!(s, "    {}: {d}", a.join(", "));
+    }
+    let _ = writeln!(
+        s,
+        "  verify/s (one key), ×1key: every job under one key, the shared-key path"
+    );
+    let _ = writeln!(
+        s,
+        "  ossl sign, ossl verif: `openssl speed` in this run, which times one key throughout"
+    );
     for n in notes {
         let _ = writeln!(s, "  note: {n}");
     }
@@ -273,7 +326,7 @@ pub fn sweep_table(r: &Report, sizes: &[usize]) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
-        "\nthroughput (ops/s) by batch size\n{:<10} {:<10} {:<7}",
+        "\nthroughput (ops/s) by batch size\n{:<10} {:<10} {:<14}",
         "backend", "alg", "op"
     );
     for n in sizes {
@@ -287,7 +340,7 @@ pub fn sweep_table(r: &Report, sizes: &[usize]) -> String {
         .collect();
     keys.dedup();
     for (b, alg, op) in keys {
-        let _ = write!(s, "{:<10} {:<10} {:<7}", b, alg.name(), op.name());
+        let _ = write!(s, "{:<10} {:<10} {:<14}", b, alg.name(), op.name());
         for &n in sizes {
             let p = r
                 .sweep
@@ -301,6 +354,13 @@ pub fn sweep_table(r: &Report, sizes: &[usize]) -> String {
             let _ = write!(s, " {cell:>9}");
         }
         let _ = writeln!(s);
+    }
+    if r.sweep.iter().any(|p| p.op != Op::Sign) {
+        let _ = writeln!(
+            s,
+            "  verify: distinct keys, from the same pools as the tables above (min(batch, pool) keys \
+             per batch); verify-one-key: one key for the whole batch"
+        );
     }
     s
 }
@@ -317,6 +377,14 @@ mod tests {
             operation: op.name(),
             batch: 64,
             batch_capped: false,
+            keys: Some(match op {
+                Op::Verify => KeyInfo {
+                    distinct: 64,
+                    per_job: true,
+                    source: "test".into(),
+                },
+                Op::Sign | Op::VerifyOneKey => KeyInfo::one_fixed(),
+            }),
             threads: 1,
             ops_per_sec: Some(rate),
             ops: 64,
@@ -413,6 +481,64 @@ mod tests {
     }
 
     #[test]
+    fn table_tells_distinct_keys_from_one_key() {
+        let p256 = Alg::Ecdsa(Curve::P256);
+        let mut rsa_verify = rec("scalar", Alg::Rsa(2048), Op::Verify, 30000.0, Some(40000.0));
+        rsa_verify.keys = Some(KeyInfo {
+            distinct: 8,
+            per_job: true,
+            source: "test".into(),
+        });
+        let r = report(vec![
+            rec("scalar", Alg::Rsa(2048), Op::Sign, 1000.0, Some(2000.0)),
+            rsa_verify,
+            rec(
+                "scalar",
+                Alg::Rsa(2048),
+                Op::VerifyOneKey,
+                36000.0,
+                Some(40000.0),
+            ),
+            rec("scalar", p256, Op::Sign, 30000.0, Some(30000.0)),
+            rec("scalar", p256, Op::Verify, 5000.0, Some(10000.0)),
+            rec("scalar", p256, Op::VerifyOneKey, 60000.0, Some(10000.0)),
+        ]);
+        let b = BackendInfo {
+            name: "scalar".into(),
+            available: true,
+            description: "d".into(),
+        };
+        let t = backend_table(&r, &b, &[Alg::Rsa(2048), p256]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(
+            lines[2].contains("verify/s (one key)") && lines[2].contains("×1key"),
+            "{t}"
+        );
+        // distinct-key verify/s, OpenSSL, ×verif (0.50), then one-key verify/s and ×1key (6.00)
+        let p256_row = lines
+            .iter()
+            .find(|l| l.starts_with("256 bits ecdsa"))
+            .unwrap();
+        let cols: Vec<&str> = p256_row.split_whitespace().collect();
+        assert_eq!(
+            cols[cols.len() - 10..],
+            ["5000", "|", "30000", "10000", "|", "1.00", "0.50", "|", "60000", "6.00"],
+            "{t}"
+        );
+        assert!(t.contains("verify, verify/s, ×verif: distinct keys"), "{t}");
+        assert!(
+            t.contains("rsa2048: 8 keys cycled over 64 jobs, a key object per job"),
+            "{t}"
+        );
+        assert!(t.contains("ecdsap256: a key per job (64 keys)"), "{t}");
+        assert!(
+            t.contains("verify/s (one key), ×1key: every job under one key"),
+            "{t}"
+        );
+        assert!(t.contains("times one key throughout"), "{t}");
+    }
+
+    #[test]
     fn json_has_the_documented_fields() {
         let r = report(vec![rec(
             "scalar",
@@ -436,6 +562,11 @@ mod tests {
         }
         assert_eq!(rec["algorithm"], "rsa2048");
         assert_eq!(rec["operation"], "sign");
+        assert_eq!(rec["keys"]["distinct"], 1);
+        assert_eq!(rec["keys"]["per_job"], false);
+        assert!(rec["keys"]["source"].is_string());
         assert!(v["machine"]["cpu"].is_string());
+        let ops: Vec<&str> = Op::ALL.iter().map(|o| o.name()).collect();
+        assert_eq!(ops, ["sign", "verify", "verify-one-key"]);
     }
 }

@@ -52,21 +52,58 @@ fn small_run_writes_table_json_and_plot() {
         "{stdout}"
     );
     assert!(stdout.contains("at 112-bit: RSA-2048 only"), "{stdout}");
+    // The table says which verify figure is which.
+    assert!(
+        stdout.contains("verify/s (one key)") && stdout.contains("×1key"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("verify, verify/s, ×verif: distinct keys"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("ecdsap256: a key per job (6 keys)"),
+        "{stdout}"
+    );
 
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let results = v["results"].as_array().unwrap();
-    assert_eq!(results.len(), 4, "2 algorithms × sign/verify");
+    assert_eq!(
+        results.len(),
+        6,
+        "2 algorithms × sign/verify/verify-one-key"
+    );
     for r in results {
         assert_eq!(r["backend"], "scalar");
         assert!(["rsa2048", "ecdsap256"].contains(&r["algorithm"].as_str().unwrap()));
-        assert!(["sign", "verify"].contains(&r["operation"].as_str().unwrap()));
-        assert!(r["batch"].as_u64().unwrap() >= 1);
+        let op = r["operation"].as_str().unwrap();
+        assert!(["sign", "verify", "verify-one-key"].contains(&op), "{r}");
+        let batch = r["batch"].as_u64().unwrap();
+        assert!(batch >= 1);
         assert_eq!(r["threads"], 2);
         assert!(r["ops_per_sec"].as_f64().unwrap() > 0.0, "{r}");
         if openssl {
             assert!(r["openssl_ops_per_sec"].as_f64().unwrap() > 0.0, "{r}");
         }
+        // Distinct keys: more than one per batch, each job its own key object; otherwise one.
+        let keys = &r["keys"];
+        assert!(keys["source"].is_string(), "{r}");
+        if op == "verify" {
+            assert_eq!(keys["per_job"], true, "{r}");
+            assert!(keys["distinct"].as_u64().unwrap() > 1, "{r}");
+            assert!(batch <= 8 * keys["distinct"].as_u64().unwrap(), "{r}");
+        } else {
+            assert_eq!(keys["per_job"], false, "{r}");
+            assert_eq!(keys["distinct"], 1, "{r}");
+        }
+    }
+    for alg in ["rsa2048", "ecdsap256"] {
+        let one = results
+            .iter()
+            .find(|r| r["algorithm"] == alg && r["operation"] == "verify-one-key")
+            .unwrap_or_else(|| panic!("no verify-one-key record for {alg}"));
+        assert_eq!(one["batch"], 6, "{one}");
     }
     assert!(v["machine"]["cpu"].is_string() && v["machine"]["cores"].as_u64().unwrap() >= 1);
     let plot = std::fs::read_to_string(&svg).unwrap();
@@ -102,9 +139,18 @@ fn sweep_reports_every_size() {
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let sweep = v["sweep"].as_array().unwrap();
-    assert_eq!(sweep.len(), 6, "3 sizes × sign/verify");
+    assert_eq!(sweep.len(), 9, "3 sizes × sign/verify/verify-one-key");
     let sizes: Vec<u64> = sweep.iter().map(|p| p["batch"].as_u64().unwrap()).collect();
-    assert_eq!(sizes, [1, 3, 8, 1, 3, 8]);
+    assert_eq!(sizes, [1, 3, 8, 1, 3, 8, 1, 3, 8]);
+    let ops: Vec<&str> = sweep
+        .iter()
+        .map(|p| p["operation"].as_str().unwrap())
+        .collect();
+    assert_eq!(ops[3..6], ["verify"; 3]);
+    assert_eq!(ops[6..], ["verify-one-key"; 3]);
+    // The pool covers the largest sweep size: 8 keys for the 8-job point.
+    assert_eq!(sweep[5]["keys"]["distinct"], 8, "{}", sweep[5]);
+    assert_eq!(sweep[8]["keys"]["distinct"], 1, "{}", sweep[8]);
     assert!(sweep
         .iter()
         .all(|p| p["ops_per_sec"].as_f64().is_some_and(|x| x > 0.0)));
