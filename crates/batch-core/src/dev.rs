@@ -365,3 +365,65 @@ pub fn check_backend_vs_reference(
         }
     }
 }
+
+/// Verification batches where points repeat (the shared-point path of `crate::shared`): per
+/// curve, a batch of `per_key` jobs under each of three keys (one of them `G`), interleaved
+/// with jobs under distinct keys, the identity and an off-curve point, edge scalars in every
+/// group (0, 1, n−1, and `n` itself, which must fail alone), and the sum `O` (`u₂ = n − u₁`
+/// under `Q = G`). The candidate's batch must match the reference run one job per call
+/// (never grouped), result for result.
+pub fn check_shared_points_vs_reference(reference: &dyn Backend, candidate: &dyn Backend, per_key: usize, seed: u64) {
+    for curve in Curve::ALL {
+        let mut r = rng(seed ^ curve.bits() as u64);
+        let g = curve.generator();
+        let key_scalars = ec_scalars(&mut r, curve, 12);
+        let keys: Vec<AffinePoint> = reference
+            .mul_base(curve, &key_scalars[6..])
+            .expect("batch")
+            .into_iter()
+            .map(|p| p.expect("key"))
+            .collect();
+        let shared = [g, keys[0], keys[1]];
+        let n = curve.order();
+        let mut off = keys[2];
+        off.y = off.x; // not on the curve
+        let (mut u1, mut u2, mut pts) = (Vec::new(), Vec::new(), Vec::new());
+        let scalars = ec_scalars(&mut r, curve, 2 * per_key + 8);
+        for i in 0..per_key {
+            for (s, q) in shared.iter().enumerate() {
+                u1.push(scalars[i]);
+                u2.push(scalars[per_key + i + s]);
+                pts.push(*q);
+            }
+            // something else between the group members
+            let other = match i % 4 {
+                0 => keys[2 + (i / 4) % 4],
+                1 => AffinePoint::IDENTITY,
+                2 => off,
+                _ => g,
+            };
+            u1.push(scalars[(i + 3) % scalars.len()]);
+            u2.push(scalars[(i + 5) % scalars.len()]);
+            pts.push(other);
+        }
+        // an out-of-range scalar in a group, and u₁·G + u₂·G = O
+        u1.push(n);
+        u2.push(scalars[1]);
+        pts.push(keys[0]);
+        let k = scalars[7];
+        let minus_k = Uint::from_limbs(&(to_big(&n.0) - to_big(&k.0)).to_u64_digits()).expect("fits");
+        u1.push(k);
+        u2.push(minus_k);
+        pts.push(g);
+        let got = candidate.mul_double_vartime(curve, &u1, &u2, &pts).expect("batch");
+        assert_eq!(got.len(), pts.len());
+        for i in 0..pts.len() {
+            let want = reference
+                .mul_double_vartime(curve, &u1[i..=i], &u2[i..=i], &pts[i..=i])
+                .expect("batch")
+                .remove(0);
+            assert_eq!(got[i], want, "{} {curve:?} job {i} of {}", candidate.name(), pts.len());
+        }
+        assert!(got.last().expect("jobs").as_ref().expect("valid").infinity, "u₁·G + (n − u₁)·G = O");
+    }
+}

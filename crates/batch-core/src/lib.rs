@@ -8,6 +8,7 @@
 //! - [`Error`]: what went wrong with which job or batch.
 //! - [`ct`]: constant-time comparisons on limb slices, and the hook of the Valgrind check.
 //! - [`pool::Pool`]: the thread pool a CPU backend spreads its batches over.
+//! - [`shared`]: splitting verification batches by shared public point.
 //! - [`rcb`]: the complete point formulas, written once as macros every backend expands.
 #![forbid(unsafe_code)]
 
@@ -21,6 +22,7 @@ pub mod groups;
 pub mod num;
 pub mod pool;
 pub mod rcb;
+pub mod shared;
 
 pub use backend::{Availability, Backend, ModexpJob, MAX_BATCH, MAX_MODULUS_BITS};
 pub use curve::{AffinePoint, Curve, EcUint};

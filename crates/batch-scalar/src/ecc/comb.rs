@@ -58,11 +58,19 @@ pub struct CombTable<const L: usize> {
 impl<const L: usize> CombTable<L> {
     /// Builds the table for `c`'s generator (projective complete additions, one inversion).
     pub fn new(c: &CurveDef<L>, w: usize) -> Self {
+        Self::for_point_vartime(c, &AffineMonty { x: c.gx, y: c.gy }, w)
+    }
+
+    /// The same table for another base point `B` (on the curve, not the identity): a
+    /// verification batch under one public key builds one for `Q`. Variable-time only in
+    /// name — the construction is the same straight-line code as for `G` — but `B` is meant
+    /// to be public.
+    pub fn for_point_vartime(c: &CurveDef<L>, b: &AffineMonty<L>, w: usize) -> Self {
         assert!((2..=MAX_W).contains(&w), "comb width");
         let windows = booth_windows(c.curve.bits(), w);
         let half = 1usize << (w - 1);
         let mut proj = Vec::with_capacity(windows * half);
-        let mut base = ProjectivePoint::from_affine(&AffineMonty { x: c.gx, y: c.gy }, c);
+        let mut base = ProjectivePoint::from_affine(b, c);
         for _ in 0..windows {
             let mut acc = base;
             proj.push(acc);
@@ -76,7 +84,7 @@ impl<const L: usize> CombTable<L> {
         let entries = batch_normalize(c, &proj)
             .into_iter()
             .map(|(a, id)| {
-                assert_eq!(id, 0, "multiples of G below n are never the identity");
+                assert_eq!(id, 0, "multiples of a point of prime order n below n are never the identity");
                 a
             })
             .collect();
