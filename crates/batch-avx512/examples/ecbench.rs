@@ -51,8 +51,8 @@ fn main() {
         ("avx512 zmm".into(), Box::new(ifma.with_lanes(Lanes::Eight))),
     ];
     println!(
-        "{:<8} {:<11} {:>12} {:>12} {:>14}",
-        "curve", "backend", "k·G /s", "k·Q /s", "u1·G+u2·Q /s"
+        "{:<8} {:<11} {:>12} {:>12} {:>14} {:>14}",
+        "curve", "backend", "k·G /s", "k·Q /s", "u1·G+u2·Q /s", "one Q /s"
     );
     for curve in curves {
         let mut r = rng(7);
@@ -76,14 +76,33 @@ fn main() {
             let double = best(|| {
                 b.mul_double_vartime(curve, &k, &k2, &q).expect("batch");
             });
+            let one = vec![q[6]; BATCH]; // q[0] is k2[0]·G = O (edge scalars first)
+            let shared = best(|| {
+                b.mul_double_vartime(curve, &k, &k2, &one).expect("batch");
+            });
             println!(
-                "{:<8} {:<11} {:>12.0} {:>12.0} {:>14.0}",
+                "{:<8} {:<11} {base:>12.0} {point:>12.0} {double:>14.0} {shared:>14.0}",
                 curve.name(),
-                name,
-                base,
-                point,
-                double
+                name
             );
         }
+        // A batch of BATCH jobs in groups of `per` jobs under one point each.
+        print!("{:<8} jobs/point:", curve.name());
+        for per in [2usize, 4, 8, 16, 32, 128] {
+            let pts: Vec<_> = (0..BATCH).map(|i| q[6 + i / per]).collect();
+            print!(" {per}:");
+            for (name, b) in &backends {
+                if !matches!(name.as_str(), "scalar" | "avx512 zmm")
+                    || !b.availability().is_available()
+                {
+                    continue;
+                }
+                let r = best(|| {
+                    b.mul_double_vartime(curve, &k, &k2, &pts).expect("batch");
+                });
+                print!(" {}={r:.0}", &name[name.len() - 3..]);
+            }
+        }
+        println!();
     }
 }

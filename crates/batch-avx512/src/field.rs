@@ -300,10 +300,18 @@ impl<S: Lanes, const N: usize> CurveField<S, N> {
         let bc = |d: &[u64]| -> [S::V; N] { core::array::from_fn(|i| s.splat(d[i])) };
         Self {
             s,
-            md: Moduli { m: bc(&c.p), k0: s.splat(c.minv) },
+            md: Moduli {
+                m: bc(&c.p),
+                k0: s.splat(c.minv),
+            },
             max_prod: c.max_prod,
-            multiples: (1..=c.max_prod.min(MAX_MULTIPLE)).map(|k| bc(&small_multiple(&c.p, k))).collect(),
-            one: Fe { d: bc(&c.one), k: 1 },
+            multiples: (1..=c.max_prod.min(MAX_MULTIPLE))
+                .map(|k| bc(&small_multiple(&c.p, k)))
+                .collect(),
+            one: Fe {
+                d: bc(&c.one),
+                k: 1,
+            },
             r2: Fe { d: bc(&c.r2), k: 1 },
             b: Fe { d: bc(&c.b), k: 1 },
             unit: unit(s),
@@ -316,9 +324,15 @@ impl<S: Lanes, const N: usize> CurveField<S, N> {
     #[inline(always)]
     fn check(&self, x: u64, y: u64, sum: bool) {
         if sum {
-            debug_assert!(x + y <= self.max_prod && y <= MAX_MULTIPLE, "sum bound {x} + {y}");
+            debug_assert!(
+                x + y <= self.max_prod && y <= MAX_MULTIPLE,
+                "sum bound {x} + {y}"
+            );
         } else {
-            debug_assert!(x.saturating_mul(y) <= self.max_prod, "product bound {x}·{y}");
+            debug_assert!(
+                x.saturating_mul(y) <= self.max_prod,
+                "product bound {x}·{y}"
+            );
         }
     }
 
@@ -326,21 +340,30 @@ impl<S: Lanes, const N: usize> CurveField<S, N> {
     #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
     #[inline]
     pub fn zero(&self) -> Fe<S, N> {
-        Fe { d: [self.s.zero(); N], k: 1 }
+        Fe {
+            d: [self.s.zero(); N],
+            k: 1,
+        }
     }
 
     #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
     #[inline]
     pub fn mul(&self, a: &Fe<S, N>, b: &Fe<S, N>) -> Fe<S, N> {
         self.check(a.k, b.k, false);
-        Fe { d: crate::simd::amm(self.s, &a.d, &b.d, &self.md), k: 2 }
+        Fe {
+            d: crate::simd::amm(self.s, &a.d, &b.d, &self.md),
+            k: 2,
+        }
     }
 
     #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
     #[inline]
     pub fn square(&self, a: &Fe<S, N>) -> Fe<S, N> {
         self.check(a.k, a.k, false);
-        Fe { d: crate::simd::ams(self.s, &a.d, &self.md), k: 2 }
+        Fe {
+            d: crate::simd::ams(self.s, &a.d, &self.md),
+            k: 2,
+        }
     }
 
     #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
@@ -391,14 +414,23 @@ impl<S: Lanes, const N: usize> CurveField<S, N> {
     #[inline]
     pub fn select(&self, a: &Fe<S, N>, b: &Fe<S, N>, m: S::M) -> Fe<S, N> {
         let s = self.s;
-        Fe { d: core::array::from_fn(|i| s.select(a.d[i], b.d[i], m)), k: a.k.max(b.k) }
+        Fe {
+            d: core::array::from_fn(|i| s.select(a.d[i], b.d[i], m)),
+            k: a.k.max(b.k),
+        }
     }
 
     /// Enters Montgomery form: canonical digits (`< p`) in, `k = 2` out.
     #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
     #[inline]
     pub fn to_monty(&self, canonical: &[S::V; N]) -> Fe<S, N> {
-        self.mul(&Fe { d: *canonical, k: 1 }, &self.r2)
+        self.mul(
+            &Fe {
+                d: *canonical,
+                k: 1,
+            },
+            &self.r2,
+        )
     }
 
     /// Leaves Montgomery form: digits of a value in `[0, p]` per lane (`p` itself only for

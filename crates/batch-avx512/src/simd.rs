@@ -238,7 +238,7 @@ pub fn modexp_group<S: Lanes, const N: usize>(
 pub fn ec_chunk<S: Lanes, const N: usize>(
     s: S,
     cc: &crate::ecc::CurveConsts,
-    op: crate::ecc::Op,
+    op: crate::ecc::Op<'_>,
     inputs: &[crate::ecc::EcJob],
 ) -> Vec<batch_core::AffinePoint> {
     // SAFETY: an `S` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.

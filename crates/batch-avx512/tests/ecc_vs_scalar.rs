@@ -47,3 +47,23 @@ fn ecc_identity_results_vs_scalar() {
         check_identity_results_vs_reference(&ScalarBackend::new(), b);
     }
 }
+
+/// Verification batches with repeated public points (the shared-point comb path) against the
+/// scalar backend run one job at a time, at group sizes around the threshold and past it.
+#[test]
+fn shared_points_vs_scalar() {
+    let Some(forms) = common::ifma_or_skip("shared_points_vs_scalar") else {
+        return;
+    };
+    let min = batch_avx512::ecc::SHARED_POINT_MIN;
+    for b in &forms {
+        for (i, per_key) in [min - 1, min, 70].into_iter().enumerate() {
+            batch_core::dev::check_shared_points_vs_reference(
+                &ScalarBackend::new(),
+                b,
+                per_key,
+                41 + i as u64,
+            );
+        }
+    }
+}

@@ -372,7 +372,12 @@ pub fn check_backend_vs_reference(
 /// group (0, 1, n−1, and `n` itself, which must fail alone), and the sum `O` (`u₂ = n − u₁`
 /// under `Q = G`). The candidate's batch must match the reference run one job per call
 /// (never grouped), result for result.
-pub fn check_shared_points_vs_reference(reference: &dyn Backend, candidate: &dyn Backend, per_key: usize, seed: u64) {
+pub fn check_shared_points_vs_reference(
+    reference: &dyn Backend,
+    candidate: &dyn Backend,
+    per_key: usize,
+    seed: u64,
+) {
     for curve in Curve::ALL {
         let mut r = rng(seed ^ curve.bits() as u64);
         let g = curve.generator();
@@ -411,19 +416,31 @@ pub fn check_shared_points_vs_reference(reference: &dyn Backend, candidate: &dyn
         u2.push(scalars[1]);
         pts.push(keys[0]);
         let k = scalars[7];
-        let minus_k = Uint::from_limbs(&(to_big(&n.0) - to_big(&k.0)).to_u64_digits()).expect("fits");
+        let minus_k =
+            Uint::from_limbs(&(to_big(&n.0) - to_big(&k.0)).to_u64_digits()).expect("fits");
         u1.push(k);
         u2.push(minus_k);
         pts.push(g);
-        let got = candidate.mul_double_vartime(curve, &u1, &u2, &pts).expect("batch");
+        let got = candidate
+            .mul_double_vartime(curve, &u1, &u2, &pts)
+            .expect("batch");
         assert_eq!(got.len(), pts.len());
         for i in 0..pts.len() {
             let want = reference
                 .mul_double_vartime(curve, &u1[i..=i], &u2[i..=i], &pts[i..=i])
                 .expect("batch")
                 .remove(0);
-            assert_eq!(got[i], want, "{} {curve:?} job {i} of {}", candidate.name(), pts.len());
+            assert_eq!(
+                got[i],
+                want,
+                "{} {curve:?} job {i} of {}",
+                candidate.name(),
+                pts.len()
+            );
         }
-        assert!(got.last().expect("jobs").as_ref().expect("valid").infinity, "u₁·G + (n − u₁)·G = O");
+        assert!(
+            got.last().expect("jobs").as_ref().expect("valid").infinity,
+            "u₁·G + (n − u₁)·G = O"
+        );
     }
 }

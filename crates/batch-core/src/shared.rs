@@ -80,7 +80,9 @@ pub fn run_split<T: Clone>(
     for (q, idx) in &split.groups {
         place(idx, group(q, idx));
     }
-    out.into_iter().map(|r| r.expect("every job has a result")).collect()
+    out.into_iter()
+        .map(|r| r.expect("every job has a result"))
+        .collect()
 }
 
 /// `v[i]` for each index.
@@ -89,11 +91,13 @@ pub fn gather<T: Copy>(v: &[T], idx: &[usize]) -> Vec<T> {
 }
 
 /// The comb width for a shared-point table serving `jobs` jobs: the `w` that minimises
-/// table entries plus additions, `⌈(bits+1)/w⌉·(2^(w−1) + jobs)` (each entry costs about one
-/// addition to build), between 2 and `max_w`.
-pub fn comb_width(bits: usize, jobs: usize, max_w: usize) -> usize {
+/// table entries plus additions, `⌈(bits+1)/w⌉·(entry_cost·2^(w−1) + jobs)`, between 2 and
+/// `max_w`. `entry_cost` is what building one entry costs in the backend's per-job additions:
+/// about 1 where both are scalar code, more where the table is built by scalar code for a
+/// SIMD backend whose additions are shared between lanes.
+pub fn comb_width(bits: usize, jobs: usize, max_w: usize, entry_cost: usize) -> usize {
     (2..=max_w)
-        .min_by_key(|&w| (bits + 1).div_ceil(w) * ((1usize << (w - 1)) + jobs))
+        .min_by_key(|&w| (bits + 1).div_ceil(w) * (entry_cost * (1usize << (w - 1)) + jobs))
         .expect("max_w ≥ 2")
 }
 
@@ -123,7 +127,17 @@ mod tests {
             pts.len(),
             &s,
             |idx| idx.iter().map(|&i| Ok(i)).collect(),
-            |_, idx| idx.iter().map(|&i| if i == 3 { Err(Error::BaseOutOfRange) } else { Ok(i + 100) }).collect(),
+            |_, idx| {
+                idx.iter()
+                    .map(|&i| {
+                        if i == 3 {
+                            Err(Error::BaseOutOfRange)
+                        } else {
+                            Ok(i + 100)
+                        }
+                    })
+                    .collect()
+            },
         );
         let want: Vec<JobResult<usize>> = (0..9)
             .map(|i| match i {
@@ -137,9 +151,12 @@ mod tests {
 
     #[test]
     fn comb_width_grows_with_the_group() {
-        assert!(comb_width(256, 1, 8) <= 3);
-        assert_eq!(comb_width(256, 100_000, 8), 8);
-        let ws: Vec<usize> = [4, 16, 64, 256, 1024].iter().map(|&j| comb_width(256, j, 8)).collect();
+        assert!(comb_width(256, 1, 8, 1) <= 3);
+        assert_eq!(comb_width(256, 100_000, 8, 1), 8);
+        let ws: Vec<usize> = [4, 16, 64, 256, 1024]
+            .iter()
+            .map(|&j| comb_width(256, j, 8, 1))
+            .collect();
         assert!(ws.windows(2).all(|p| p[0] <= p[1]), "{ws:?}");
     }
 }

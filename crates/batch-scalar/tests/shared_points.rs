@@ -9,7 +9,10 @@ use batch_scalar::ScalarBackend;
 #[test]
 fn shared_points_match_single_jobs() {
     let b = ScalarBackend::new();
-    for (i, per_key) in [SHARED_POINT_MIN - 1, SHARED_POINT_MIN, 40].into_iter().enumerate() {
+    for (i, per_key) in [SHARED_POINT_MIN - 1, SHARED_POINT_MIN, 40]
+        .into_iter()
+        .enumerate()
+    {
         check_shared_points_vs_reference(&b, &b, per_key, 31 + i as u64);
     }
 }

@@ -14,20 +14,20 @@ use batch_core::EcUint;
 use batch_scalar::ecc::comb::{booth_digit, booth_windows};
 
 use super::point::{Affine, Proj};
-use super::CurveConsts;
+use super::CombDigits;
 use crate::field::{CurveField, Fe};
 use crate::simd::Lanes;
 
 /// `mag·2^(w·i)·G` per lane, zero digits where `mag = 0`; reads every entry of window `i`.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
 #[inline]
-fn lookup<S: Lanes, const N: usize>(s: S, cc: &CurveConsts, i: usize, mag: S::V) -> Affine<S, N> {
-    let half = 1usize << (cc.comb_w - 1);
+fn lookup<S: Lanes, const N: usize>(s: S, t: &CombDigits, i: usize, mag: S::V) -> Affine<S, N> {
+    let half = 1usize << (t.w - 1);
     let mut x = [s.zero(); N];
     let mut y = [s.zero(); N];
     for j in 1..=half {
         let hit = s.eq(mag, s.splat(j as u64));
-        let e = cc.comb_entry(i, j);
+        let e = t.entry(i, j);
         for d in 0..N {
             x[d] = s.select(x[d], s.splat(e[d]), hit);
             y[d] = s.select(y[d], s.splat(e[N + d]), hit);
@@ -39,27 +39,73 @@ fn lookup<S: Lanes, const N: usize>(s: S, cc: &CurveConsts, i: usize, mag: S::V)
     }
 }
 
-/// `k·G` for one scalar `k < n` per lane. Constant-time in the scalars.
+/// `k·B` for one scalar `k < n` per lane, `B` the table's point (`G`, or a shared public
+/// key), `bits` the curve's. Constant-time in the scalars.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
 pub fn mul<S: Lanes, const N: usize>(
-    cc: &CurveConsts,
+    t: &CombDigits,
+    bits: usize,
     f: &CurveField<S, N>,
     ks: &[&EcUint],
 ) -> Proj<S, N> {
     let s = f.s;
-    let w = cc.comb_w;
+    let w = t.w;
     let mut acc = Proj::identity(f);
     let (mut mag, mut neg) = ([0u64; 8], [0u64; 8]);
-    for i in 0..booth_windows(cc.curve.bits(), w) {
+    for i in 0..booth_windows(bits, w) {
         for (l, k) in ks.iter().enumerate() {
             (mag[l], neg[l]) = booth_digit(k, i, w);
         }
         let mag = s.from_lanes(&mag[..S::LANES]);
         let zero_digit = s.eq(mag, s.zero());
-        let mut e = lookup::<S, N>(s, cc, i, mag);
+        let mut e = lookup::<S, N>(s, t, i, mag);
         e.neg_if(super::point::mask_from_words(s, &neg[..S::LANES]), f);
         // Window 0 too goes through the (complete) addition rather than a select into the
         // identity, as in batch-avx2 (whose select compiled to a store masked by the digit).
+        acc = acc.add_mixed(&e, zero_digit, f);
+    }
+    acc
+}
+
+/// [`mul`] for public scalars (verification): each lane loads its own entry by index instead
+/// of scanning the window, so wide tables (a shared point's) cost no more per window than
+/// narrow ones. Variable-time.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+pub fn mul_vartime<S: Lanes, const N: usize>(
+    t: &CombDigits,
+    bits: usize,
+    f: &CurveField<S, N>,
+    ks: &[&EcUint],
+) -> Proj<S, N> {
+    let s = f.s;
+    let w = t.w;
+    let mut acc = Proj::identity(f);
+    let (mut mag, mut neg) = ([0u64; 8], [0u64; 8]);
+    let mut cols = [[0u64; 8]; 2 * 11]; // 2N ≤ 22 (P-521)
+    for i in 0..booth_windows(bits, w) {
+        for (l, k) in ks.iter().enumerate() {
+            (mag[l], neg[l]) = booth_digit(k, i, w);
+            // a zero digit loads entry 1 and is skipped by the addition's mask
+            let e = t.entry(i, mag[l].max(1) as usize);
+            for (c, &d) in cols.iter_mut().zip(e) {
+                c[l] = d;
+            }
+        }
+        if mag[..S::LANES].iter().all(|&m| m == 0) {
+            continue;
+        }
+        let zero_digit = s.eq(s.from_lanes(&mag[..S::LANES]), s.zero());
+        let mut e = Affine {
+            x: Fe {
+                d: core::array::from_fn(|d| s.from_lanes(&cols[d][..S::LANES])),
+                k: 1,
+            },
+            y: Fe {
+                d: core::array::from_fn(|d| s.from_lanes(&cols[N + d][..S::LANES])),
+                k: 1,
+            },
+        };
+        e.neg_if(super::point::mask_from_words(s, &neg[..S::LANES]), f);
         acc = acc.add_mixed(&e, zero_digit, f);
     }
     acc

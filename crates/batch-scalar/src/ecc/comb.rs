@@ -84,7 +84,10 @@ impl<const L: usize> CombTable<L> {
         let entries = batch_normalize(c, &proj)
             .into_iter()
             .map(|(a, id)| {
-                assert_eq!(id, 0, "multiples of a point of prime order n below n are never the identity");
+                assert_eq!(
+                    id, 0,
+                    "multiples of a point of prime order n below n are never the identity"
+                );
                 a
             })
             .collect();
@@ -149,6 +152,24 @@ impl<const L: usize> CombTable<L> {
             } else {
                 acc = acc.add_mixed(&e, zero, c);
             }
+        }
+        acc
+    }
+}
+
+impl<const L: usize> CombTable<L> {
+    /// [`CombTable::mul`] for a public scalar (verification): entries by index, zero digits
+    /// skipped. Variable-time.
+    pub fn mul_vartime(&self, c: &CurveDef<L>, k: &Uint<L>) -> ProjectivePoint<L> {
+        let mut acc = ProjectivePoint::identity(c);
+        for i in 0..self.windows {
+            let (mag, neg) = booth_digit(k, i, self.w);
+            if mag == 0 {
+                continue;
+            }
+            let mut e = *self.entry_vartime(i, mag as usize);
+            e.neg_if(neg, c);
+            acc = acc.add_mixed(&e, 0, c);
         }
         acc
     }
