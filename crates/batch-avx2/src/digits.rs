@@ -26,3 +26,8 @@ pub fn from_digits(d: &[u64], limbs: usize) -> Vec<u64> {
 pub fn modulus_digits(m: &[u64], n: usize) -> Result<ModulusDigits, batch_core::Error> {
     ModulusDigits::new(m, n, DIGIT_BITS)
 }
+
+/// [`modulus_digits`] for a **public** modulus (`modexp_vartime`): variable-time setup.
+pub fn modulus_digits_vartime(m: &[u64], n: usize) -> Result<ModulusDigits, batch_core::Error> {
+    ModulusDigits::new_vartime(m, n, DIGIT_BITS)
+}

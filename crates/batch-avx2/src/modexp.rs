@@ -55,8 +55,17 @@ pub fn modexp_batch(
 struct Avx2Kernel(Avx2);
 
 impl LaneKernel for Avx2Kernel {
-    fn prepare(&self, m: &[u64], bits: usize) -> Result<ModulusDigits, batch_core::Error> {
-        crate::digits::modulus_digits(m, kernel_digits(bits))
+    fn prepare(
+        &self,
+        m: &[u64],
+        bits: usize,
+        vartime: bool,
+    ) -> Result<ModulusDigits, batch_core::Error> {
+        if vartime {
+            crate::digits::modulus_digits_vartime(m, kernel_digits(bits))
+        } else {
+            crate::digits::modulus_digits(m, kernel_digits(bits))
+        }
     }
     fn lanes(&self, _digits: usize) -> usize {
         4

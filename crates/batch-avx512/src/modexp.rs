@@ -19,7 +19,7 @@ use batch_core::groups::{modexp_in_groups, LaneKernel};
 use batch_core::num::{bits_vartime, window};
 use batch_core::{Error, JobResult, ModexpJob};
 
-use crate::digits::{modulus_digits, to_digits, ModulusDigits};
+use crate::digits::{modulus_digits, modulus_digits_vartime, to_digits, ModulusDigits};
 use crate::field::{load, lookup, store, unit, Moduli};
 use crate::simd::{amm, ams};
 use crate::simd::{Ifma, Lanes, Y4, Z8};
@@ -89,8 +89,12 @@ impl IfmaKernel {
 }
 
 impl LaneKernel for IfmaKernel {
-    fn prepare(&self, m: &[u64], bits: usize) -> Result<ModulusDigits, Error> {
-        modulus_digits(m, kernel_digits(bits))
+    fn prepare(&self, m: &[u64], bits: usize, vartime: bool) -> Result<ModulusDigits, Error> {
+        if vartime {
+            modulus_digits_vartime(m, kernel_digits(bits))
+        } else {
+            modulus_digits(m, kernel_digits(bits))
+        }
     }
     fn lanes(&self, digits: usize) -> usize {
         self.form(digits).lanes()

@@ -1,5 +1,6 @@
 //! The batch plumbing of the lane-parallel (SIMD) modexp backends: validate, prepare each
-//! modulus once, bucket jobs by kernel width and exponent length (both public), cut buckets
+//! modulus once (moduli in parallel on the current rayon pool; by the variable-time setup in
+//! a `_vartime` batch, whose moduli are public), bucket jobs by kernel width and exponent length (both public), cut buckets
 //! into groups of `lanes` jobs, run groups in parallel on the current rayon pool, and run a
 //! short leftover on the scalar kernel instead of a padded group.
 //!
@@ -18,7 +19,10 @@ use crate::num::digits::ModulusDigits;
 /// How a backend groups its jobs.
 pub trait LaneKernel: Sync {
     /// Prepares a modulus of `bits` bits (validated) for the kernel width that holds it.
-    fn prepare(&self, m: &[u64], bits: usize) -> Result<ModulusDigits, Error>;
+    /// `vartime`: the batch is a `_vartime` one, whose moduli are public, so the setup may
+    /// take variable time ([`ModulusDigits::new_vartime`]); otherwise it must be
+    /// constant-time ([`ModulusDigits::new`]: RSA-CRT primes are secret).
+    fn prepare(&self, m: &[u64], bits: usize, vartime: bool) -> Result<ModulusDigits, Error>;
     /// Jobs per group at kernel width `digits`.
     fn lanes(&self, digits: usize) -> usize;
     /// Leftover groups of at most this many jobs run on the scalar kernel.
@@ -45,7 +49,7 @@ pub fn modexp_in_groups(
         .par_iter()
         .map(|m| {
             check_modulus(m, MAX_MODULUS_BITS)?;
-            k.prepare(m, bits_public(m))
+            k.prepare(m, bits_public(m), vartime)
         })
         .collect();
     let ok: Vec<Result<(), Error>> = prepared
@@ -83,7 +87,7 @@ pub fn modexp_in_groups(
         .par_iter()
         .map(|&i| {
             let job = jobs[i];
-            let p = &prepared[job.modulus].as_ref().expect("checked").dyn_monty;
+            let p = &prepared[job.modulus].as_ref().expect("checked").dyn_monty();
             (
                 i,
                 if vartime {

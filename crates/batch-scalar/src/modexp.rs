@@ -1,8 +1,9 @@
 //! Batched modular exponentiation on 64-bit limbs.
 //!
 //! Each modulus is prepared once per batch ([`DynMonty`]: Montgomery constants at the
-//! smallest monomorphised limb count that holds it), then jobs run in parallel, each on one
-//! core. Constant-time jobs use a fixed window over every exponent bit and read every table
+//! smallest monomorphised limb count that holds it; the moduli in parallel, and by the
+//! variable-time setup [`DynMonty::new_vartime`] in a `_vartime` batch, whose moduli are
+//! public), then jobs run in parallel, each on one core. Constant-time jobs use a fixed window over every exponent bit and read every table
 //! entry; `_vartime` jobs use square-and-multiply on the significant bits. Results are
 //! canonical, with the modulus's limb count.
 
@@ -17,7 +18,18 @@ pub fn modexp_batch(
     jobs: &[ModexpJob<'_>],
     vartime: bool,
 ) -> Vec<JobResult<Vec<u64>>> {
-    let prepared: Vec<Result<DynMonty, Error>> = moduli.iter().map(|m| DynMonty::new(m)).collect();
+    // Moduli are prepared in parallel (a batch of unrelated keys has one per job); those of a
+    // `_vartime` batch are public, so they take the variable-time setup.
+    let prepared: Vec<Result<DynMonty, Error>> = moduli
+        .par_iter()
+        .map(|m| {
+            if vartime {
+                DynMonty::new_vartime(m)
+            } else {
+                DynMonty::new(m)
+            }
+        })
+        .collect();
     let ok: Vec<Result<(), Error>> = prepared
         .iter()
         .map(|p| p.as_ref().map(|_| ()).map_err(Clone::clone))

@@ -3,7 +3,8 @@
 //! Representation: numbers are little-endian `u32` limbs, `LIMBS` per number for the shader
 //! variant ([`shaders::LIMB_VARIANTS`]) that holds the modulus; Montgomery form with
 //! `R = 2^(32·LIMBS)`. The host validates every job exactly like the scalar backend
-//! ([`check_modulus`] through [`DynMonty::new`], [`check_modexp_job`]), computes each modulus's
+//! ([`check_modulus`] through [`DynMonty::new`], or [`DynMonty::new_vartime`] for the public
+//! moduli of a `_vartime` batch; [`check_modexp_job`]), computes each modulus's
 //! constants once per call on the CPU (`R mod m`, `R² mod m` with [`DynMonty::reduce`],
 //! `−m⁻¹ mod 2^32` by Newton iteration), groups the valid jobs by variant and splits each
 //! group into chunks that fit the device's storage-binding size and 65,535 workgroups.
@@ -92,7 +93,17 @@ pub(crate) fn modexp_batch(
     max_chunk_jobs: Option<usize>,
 ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
     let _device = ctx.lock();
-    let prepared: Vec<Result<DynMonty, Error>> = moduli.iter().map(|m| DynMonty::new(m)).collect();
+    // the moduli of a `_vartime` batch are public: variable-time setup
+    let prepared: Vec<Result<DynMonty, Error>> = moduli
+        .iter()
+        .map(|m| {
+            if vartime {
+                DynMonty::new_vartime(m)
+            } else {
+                DynMonty::new(m)
+            }
+        })
+        .collect();
     let ok: Vec<Result<(), Error>> = prepared
         .iter()
         .map(|p| p.as_ref().map(|_| ()).map_err(Clone::clone))

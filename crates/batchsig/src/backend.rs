@@ -110,12 +110,19 @@ impl AutoBackend {
     /// A route whose backend is unavailable on this CPU falls back to scalar.
     pub fn measured() -> Self {
         let modexp = fastest_cpu_modexp();
-        let mut routes = vec![(Operation::Modexp, modexp.clone()), (Operation::ModexpVartime, modexp)];
+        let mut routes = vec![
+            (Operation::Modexp, modexp.clone()),
+            (Operation::ModexpVartime, modexp),
+        ];
         let avx512 = batch_avx512::Avx512Backend::new();
         if avx512.availability().is_available() {
             let avx512: Arc<dyn Backend> = Arc::new(avx512);
             for c in Curve::ALL {
-                for op in [Operation::MulBase(c), Operation::MulPoint(c), Operation::MulDoubleVartime(c)] {
+                for op in [
+                    Operation::MulBase(c),
+                    Operation::MulPoint(c),
+                    Operation::MulDoubleVartime(c),
+                ] {
                     routes.push((op, avx512.clone()));
                 }
             }
@@ -252,7 +259,17 @@ mod tests {
             let verify = auto.route(Operation::MulDoubleVartime(c)).name();
             assert_eq!(verify, if ifma { "avx512" } else { "scalar" }, "{c:?}");
             let sign = auto.route(Operation::MulBase(c)).name();
-            assert_eq!(sign, if ifma { "avx512" } else if avx2 { "avx2" } else { "scalar" }, "{c:?}");
+            assert_eq!(
+                sign,
+                if ifma {
+                    "avx512"
+                } else if avx2 {
+                    "avx2"
+                } else {
+                    "scalar"
+                },
+                "{c:?}"
+            );
         }
         if !ifma {
             eprintln!("no AVX-512 IFMA on this CPU: checked the routes without it");

@@ -9,7 +9,10 @@
 //! Everything here is constant-time in the values (lengths and `b` are public) except
 //! functions ending in `_vartime`.
 
-use crate::num::{bits_vartime, mask_from_bit, sbb, window, DynMonty};
+use std::sync::OnceLock;
+
+use crate::backend::{check_modulus, MAX_MODULUS_BITS};
+use crate::num::{bits_vartime, mask_from_bit, pow2_rem_vartime, sbb, window, DynMonty};
 
 /// `2^bits − 1`.
 pub const fn digit_mask(bits: usize) -> u64 {
@@ -125,20 +128,68 @@ pub struct ModulusDigits {
     pub one: Vec<u64>,
     /// `R² mod m`: multiplying by it enters Montgomery form.
     pub r2: Vec<u64>,
-    /// Scalar arithmetic on the same modulus (reductions of constants, scalar tails).
-    pub dyn_monty: DynMonty,
+    /// Scalar arithmetic on the same modulus (reductions of constants, scalar tails):
+    /// [`Self::dyn_monty`].
+    dyn_monty: OnceLock<DynMonty>,
 }
 
 impl ModulusDigits {
     /// Prepares an odd modulus `> 1` (already validated) for an `n`-digit kernel of
-    /// `digit_bits`-bit digits.
+    /// `digit_bits`-bit digits. Constant-time in `m`'s value (all but its bit length): for
+    /// secret moduli.
     pub fn new(m: &[u64], n: usize, digit_bits: usize) -> Result<Self, crate::Error> {
         let dm = DynMonty::new(m)?;
         let limbs = dm.modulus();
-        debug_assert!(digits_for_bits(bits_vartime(&limbs), digit_bits) <= n);
         let one = shl_mod(&dm, &[1], digit_bits * n);
         let r2 = shl_mod(&dm, &[1], 2 * digit_bits * n);
-        Ok(Self {
+        Ok(Self::assemble(
+            OnceLock::from(dm),
+            limbs,
+            one,
+            r2,
+            n,
+            digit_bits,
+        ))
+    }
+
+    /// [`Self::new`] for a **public** modulus (RSA verification, `modexp_vartime`): the same
+    /// constants, with `R mod m` and `R² mod m` by long division
+    /// ([`crate::num::pow2_rem_vartime`]) instead of constant-time doublings, and the scalar
+    /// [`DynMonty`] built only if [`Self::dyn_monty`] is called (a scalar tail), by
+    /// [`DynMonty::new_vartime`]. Variable-time in `m`; never for secret moduli.
+    pub fn new_vartime(m: &[u64], n: usize, digit_bits: usize) -> Result<Self, crate::Error> {
+        check_modulus(m, MAX_MODULUS_BITS)?;
+        let limbs = m[..bits_vartime(m).div_ceil(64)].to_vec();
+        let one = pow2_rem_vartime(digit_bits * n, &limbs);
+        let r2 = pow2_rem_vartime(2 * digit_bits * n, &limbs);
+        Ok(Self::assemble(
+            OnceLock::new(),
+            limbs,
+            one,
+            r2,
+            n,
+            digit_bits,
+        ))
+    }
+
+    /// Scalar arithmetic on the same modulus. Built by [`Self::new`] (constant-time); after
+    /// [`Self::new_vartime`], on first use, by the variable-time setup (the modulus is public).
+    pub fn dyn_monty(&self) -> &DynMonty {
+        self.dyn_monty.get_or_init(|| {
+            DynMonty::new_vartime(&self.limbs).expect("new_vartime validated the modulus")
+        })
+    }
+
+    fn assemble(
+        dm: OnceLock<DynMonty>,
+        limbs: Vec<u64>,
+        one: Vec<u64>,
+        r2: Vec<u64>,
+        n: usize,
+        digit_bits: usize,
+    ) -> Self {
+        debug_assert!(digits_for_bits(bits_vartime(&limbs), digit_bits) <= n);
+        Self {
             digit_bits,
             m: to_digits(&limbs, n, digit_bits),
             minv: neg_inv_digit(limbs[0], digit_bits),
@@ -147,13 +198,13 @@ impl ModulusDigits {
             n,
             limbs,
             dyn_monty: dm,
-        })
+        }
     }
 
     /// `x·R mod m` in digits (constants only: scalar and slow).
     pub fn to_monty_digits(&self, x: &[u64]) -> Vec<u64> {
         to_digits(
-            &shl_mod(&self.dyn_monty, x, self.digit_bits * self.n),
+            &shl_mod(self.dyn_monty(), x, self.digit_bits * self.n),
             self.n,
             self.digit_bits,
         )
@@ -302,6 +353,46 @@ mod tests {
         let mut y = vec![5u64, 0];
         sub_if_ge(&mut y, &[6, 0]);
         assert_eq!(y, vec![5, 0]);
+    }
+
+    /// `ModulusDigits::new_vartime` gives `new`'s constants, for both digit sizes and every
+    /// RSA-relevant width, on random and edge moduli.
+    #[test]
+    fn vartime_constants_match_constant_time() {
+        use num_bigint::{BigUint, RandBigInt};
+        let mut rng = rand::thread_rng();
+        let one = || BigUint::from(1u8);
+        for bits in [
+            3usize, 127, 256, 521, 1024, 1536, 2048, 2049, 3072, 4096, 4097, 7680,
+        ] {
+            let ms = [
+                rng.gen_biguint(bits as u64) | one() | (one() << (bits - 1)),
+                (one() << bits) - 1u8,
+                (one() << (bits - 1)) + 1u8,
+            ];
+            for m in ms {
+                let ml = m.to_u64_digits();
+                for digit_bits in [28usize, 52] {
+                    // the tight width and a wider one
+                    let tight = digits_for_bits(bits, digit_bits);
+                    for n in [tight, tight + 7] {
+                        let ct = ModulusDigits::new(&ml, n, digit_bits).unwrap();
+                        let vt = ModulusDigits::new_vartime(&ml, n, digit_bits).unwrap();
+                        let what = format!("{bits} bits, {digit_bits}-bit digits, n = {n}");
+                        assert_eq!(vt.limbs, ct.limbs, "{what}");
+                        assert_eq!(vt.m, ct.m, "{what}");
+                        assert_eq!(vt.minv, ct.minv, "{what}");
+                        assert_eq!(vt.one, ct.one, "{what}");
+                        assert_eq!(vt.r2, ct.r2, "{what}");
+                        assert_eq!(vt.n, ct.n, "{what}");
+                        // the lazily built scalar constants, through what they compute
+                        let x: Vec<u64> = (0..3 * ml.len()).map(|i| i as u64 * 0x9e37).collect();
+                        assert_eq!(vt.dyn_monty().reduce(&x), ct.dyn_monty().reduce(&x));
+                        assert_eq!(vt.to_monty_digits(&[5]), ct.to_monty_digits(&[5]));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

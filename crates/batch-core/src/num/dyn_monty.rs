@@ -26,10 +26,18 @@ macro_rules! dyn_monty {
         }
 
         impl Kernel {
-            fn new(m: &[u64], width: usize) -> Self {
+            /// `vartime`: `m` is public, so its constants may be computed in variable time
+            /// ([`MontyParams::new_vartime`]); otherwise constant-time.
+            fn new(m: &[u64], width: usize, vartime: bool) -> Self {
                 match width {
-                    $($n => Kernel::$variant(Box::new(MontyParams::new_unchecked(
-                        Uint::from_limbs(m).expect("kernel width holds the modulus")))),)*
+                    $($n => {
+                        let m = Uint::from_limbs(m).expect("kernel width holds the modulus");
+                        Kernel::$variant(Box::new(if vartime {
+                            MontyParams::new_vartime(&m)
+                        } else {
+                            MontyParams::new_unchecked(m)
+                        }))
+                    })*
                     _ => unreachable!("width comes from KERNEL_LIMBS"),
                 }
             }
@@ -55,6 +63,19 @@ impl DynMonty {
     /// Constant-time in `m`'s value except for its bit length (public by design): RSA-CRT
     /// primes are secret moduli.
     pub fn new(m: &[u64]) -> Result<Self, Error> {
+        Self::build(m, false)
+    }
+
+    /// [`Self::new`] for a **public** modulus (an RSA verification key): the same constants,
+    /// with `R mod m` and `R² mod m` by long division ([`MontyParams::new_vartime`]) —
+    /// roughly the cost of one multiplication instead of `128·L` modular doublings, which
+    /// cost more than a whole `e = 65537` exponentiation. Variable-time in `m`'s value;
+    /// never for secret moduli (RSA-CRT primes).
+    pub fn new_vartime(m: &[u64]) -> Result<Self, Error> {
+        Self::build(m, true)
+    }
+
+    fn build(m: &[u64], vartime: bool) -> Result<Self, Error> {
         check_modulus(m, MAX_MODULUS_BITS)?;
         let limbs = bits_public(m).div_ceil(64);
         let width = *KERNEL_LIMBS
@@ -62,7 +83,7 @@ impl DynMonty {
             .find(|&&n| n >= limbs)
             .expect("MAX_MODULUS_BITS fits the widest kernel");
         Ok(Self {
-            kernel: Kernel::new(&m[..limbs], width),
+            kernel: Kernel::new(&m[..limbs], width, vartime),
             limbs,
         })
     }
@@ -125,6 +146,14 @@ impl DynMonty {
             let am = p.to_monty(&fit(a));
             p.from_monty(&p.inv_prime(&am)).0[..self.limbs].to_vec()
         })
+    }
+}
+
+#[cfg(test)]
+impl DynMonty {
+    /// `(R mod m, R² mod m)` at the kernel width, for comparing setups.
+    fn constants(&self) -> (Vec<u64>, Vec<u64>) {
+        with_kernel!(&self.kernel, p => (p.one().0.to_vec(), p.r2().0.to_vec()))
     }
 }
 
@@ -193,6 +222,46 @@ mod tests {
         assert!(DynMonty::new(&[4]).is_err());
         assert!(DynMonty::new(&[1]).is_err());
         assert!(DynMonty::new(&vec![u64::MAX; 241]).is_err());
+    }
+
+    /// The variable-time setup gives the constant-time one's constants at every kernel width,
+    /// for random moduli (1024 … 4096 bits, sizes between widths, small ones) and edge ones.
+    #[test]
+    fn vartime_setup_matches_constant_time() {
+        let mut rng = rand::thread_rng();
+        let one = || BigUint::from(1u8);
+        let mut moduli = Vec::new();
+        for bits in [
+            2usize, 3, 64, 65, 200, 256, 511, 1000, 1024, 1025, 1500, 1536, 2000, 2047, 2048, 2049,
+            3000, 3072, 3500, 4096, 4097, 7680, 9000, 15360,
+        ] {
+            for _ in 0..3 {
+                moduli.push(rng.gen_biguint(bits as u64) | one() | (one() << (bits - 1)));
+            }
+            moduli.push((one() << bits) - 1u8); // all ones
+            if bits >= 2 {
+                moduli.push((one() << (bits - 1)) + 1u8); // 2^(bits−1) + 1
+            }
+            if bits >= 3 {
+                moduli.push((one() << bits) - (one() << (bits / 2)) - 1u8);
+            }
+        }
+        for m in moduli {
+            let ml = m.to_u64_digits();
+            let (ct, vt) = (
+                DynMonty::new(&ml).unwrap(),
+                DynMonty::new_vartime(&ml).unwrap(),
+            );
+            assert_eq!(vt.limbs(), ct.limbs());
+            assert_eq!(vt.modulus(), ct.modulus());
+            assert_eq!(vt.constants(), ct.constants(), "m = {m:x}");
+            let a = pad(&rng.gen_biguint_below(&m), ml.len());
+            assert_eq!(vt.pow_vartime(&a, &[65537]), ct.pow_vartime(&a, &[65537]));
+        }
+        assert!(DynMonty::new_vartime(&[4]).is_err());
+        assert!(DynMonty::new_vartime(&[1]).is_err());
+        assert!(DynMonty::new_vartime(&[0, 0]).is_err());
+        assert!(DynMonty::new_vartime(&vec![u64::MAX; 241]).is_err());
     }
 
     fn pad(x: &BigUint, n: usize) -> Vec<u64> {

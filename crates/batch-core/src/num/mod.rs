@@ -6,9 +6,11 @@
 //! arithmetically; `black_box` keeps the optimiser from turning selects back into branches.
 
 pub mod digits;
+pub mod div;
 pub mod dyn_monty;
 pub mod monty;
 
+pub use div::{pow2_rem_vartime, rem_vartime};
 pub use dyn_monty::DynMonty;
 pub use monty::MontyParams;
 

@@ -35,14 +35,6 @@ impl<const L: usize> MontyParams<L> {
     /// [`Self::new`] without its checks, for a modulus already validated (odd, `> 1`), and
     /// constant-time in its value: for secret moduli (RSA-CRT primes).
     pub const fn new_unchecked(m: Uint<L>) -> Self {
-        // Newton iteration for m0⁻¹ mod 2^64: m0·m0 ≡ 1 (mod 8) seeds 3 correct bits.
-        let m0 = m.0[0];
-        let mut inv = m0;
-        let mut i = 0;
-        while i < 5 {
-            inv = inv.wrapping_mul(2u64.wrapping_sub(m0.wrapping_mul(inv)));
-            i += 1;
-        }
         // R mod m: start from 1 < m, double (constant-time) up to 2^(64L).
         let mut x = Uint::<L>::ONE;
         let mut k = 0;
@@ -57,9 +49,26 @@ impl<const L: usize> MontyParams<L> {
         }
         Self {
             modulus: m,
-            m0inv: inv.wrapping_neg(),
+            m0inv: neg_inv_word(m.0[0]),
             one,
             r2: x,
+        }
+    }
+
+    /// The same constants as [`Self::new`], for a **public** modulus (an RSA verification
+    /// key): `R mod m` and `R² mod m` by long division ([`super::rem_vartime`], about one
+    /// multiplication's work) instead of `128·L` constant-time modular doublings.
+    /// Variable-time in `m`; never for secret moduli (RSA-CRT primes), which take
+    /// [`Self::new_unchecked`]. Panics unless `m` is odd and greater than 1.
+    pub fn new_vartime(m: &Uint<L>) -> Self {
+        assert!(m.is_odd(), "Montgomery modulus must be odd");
+        assert!(m.bits_vartime() > 1, "Montgomery modulus must exceed 1");
+        let fit = |x: Vec<u64>| Uint::<L>::from_limbs(&x).expect("a remainder mod m fits");
+        Self {
+            modulus: *m,
+            m0inv: neg_inv_word(m.0[0]),
+            one: fit(super::pow2_rem_vartime(64 * L, &m.0)),
+            r2: fit(super::pow2_rem_vartime(128 * L, &m.0)),
         }
     }
 
@@ -492,6 +501,18 @@ fn redc_fips<const L: usize>(w: [[u64; L]; 2], m: &[u64; L], m0inv: u64) -> ([u6
     (t, acc.l)
 }
 
+/// `-m0⁻¹ mod 2^64` for odd `m0` by Newton's iteration (`m0·m0 ≡ 1 (mod 8)` seeds 3 correct
+/// bits, each step doubles them). Constant-time.
+const fn neg_inv_word(m0: u64) -> u64 {
+    let mut inv = m0;
+    let mut i = 0;
+    while i < 5 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(m0.wrapping_mul(inv)));
+        i += 1;
+    }
+    inv.wrapping_neg()
+}
+
 /// `2x mod m` for `x < m` (const, used while building the parameters).
 const fn mod_double<const L: usize>(x: &Uint<L>, m: &Uint<L>) -> Uint<L> {
     let (y, carry) = x.adc(x);
@@ -529,6 +550,7 @@ mod tests {
     fn check_modulus<const L: usize>(m: BigUint, rng: &mut impl rand::Rng) {
         let mu = from_big::<L>(&m);
         let p = MontyParams::new(mu);
+        assert_eq!(MontyParams::new_vartime(&mu), p);
         let r = BigUint::from(1u8) << (64 * L);
         assert_eq!(big(p.one()), &r % &m);
         assert_eq!(big(p.r2()), (&r * &r) % &m);
@@ -630,6 +652,88 @@ mod tests {
             prop_assert_eq!(p.square(&x), p.mul(&x, &x));
         }
         Ok(())
+    }
+
+    /// The variable-time setup against the constant-time one (and num-bigint) for `m` at
+    /// width `L`.
+    fn check_vartime_setup<const L: usize>(m: &BigUint) -> Result<(), TestCaseError> {
+        let mu = from_big::<L>(m);
+        let ct = MontyParams::new_unchecked(mu);
+        let vt = MontyParams::new_vartime(&mu);
+        prop_assert_eq!(vt, ct, "m = {:x}", m);
+        let r = BigUint::from(1u8) << (64 * L);
+        prop_assert_eq!(big(vt.one()), &r % m);
+        prop_assert_eq!(big(vt.r2()), (&r * &r) % m);
+        Ok(())
+    }
+
+    /// A random odd modulus of exactly `bits` bits (`bits ≥ 2`).
+    fn odd_modulus(rng: &mut impl rand::Rng, bits: u64) -> BigUint {
+        rng.gen_biguint(bits) | BigUint::from(1u8) | (BigUint::from(1u8) << (bits - 1))
+    }
+
+    /// Edge moduli of `bits` bits: `2^(bits−1) + 1`, `2^bits − 1`, `2^bits − 2^(bits/2) − 1`,
+    /// `2^(bits−1) + 2^(bits−2) + 1` (where they are odd and above 1).
+    fn edge_moduli(bits: usize) -> Vec<BigUint> {
+        let one = || BigUint::from(1u8);
+        let mut v = vec![(one() << bits) - 1u8];
+        if bits >= 2 {
+            v.push((one() << (bits - 1)) + 1u8);
+        }
+        if bits >= 3 {
+            v.push((one() << (bits - 1)) + (one() << (bits - 2)) + 1u8);
+            v.push((one() << bits) - (one() << (bits / 2)) - 1u8);
+        }
+        v.retain(|m| m.bit(0) && m.bits() >= 2);
+        v
+    }
+
+    #[test]
+    fn vartime_setup_edge_moduli() {
+        fn at<const L: usize>(bits: &[usize]) {
+            for &b in bits {
+                for m in edge_moduli(b) {
+                    check_vartime_setup::<L>(&m).unwrap();
+                }
+            }
+        }
+        at::<1>(&[2, 3, 5, 63, 64]);
+        at::<2>(&[2, 64, 65, 127, 128]);
+        at::<4>(&[2, 3, 65, 129, 192, 193, 255, 256]);
+        at::<16>(&[512, 960, 1023, 1024]);
+        at::<24>(&[1025, 1536]);
+        at::<32>(&[1537, 2047, 2048]);
+        at::<48>(&[2049, 3071, 3072]);
+        at::<64>(&[3073, 4095, 4096]);
+        at::<120>(&[4097, 7679, 7680]);
+        // the smallest modulus, in wide types
+        for m in [3u8, 5, 7] {
+            check_vartime_setup::<4>(&BigUint::from(m)).unwrap();
+            check_vartime_setup::<32>(&BigUint::from(m)).unwrap();
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Random odd moduli of random sizes at the RSA widths (1024 … 4096 bits and the
+        /// sizes between kernel widths) and small ones.
+        #[test]
+        fn vartime_setup_matches_constant_time(seed in any::<u64>(), frac in 0.0f64..1.0) {
+            use rand::SeedableRng;
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let pick = |lo: usize, hi: usize| lo + ((hi - lo) as f64 * frac) as usize;
+            check_vartime_setup::<1>(&odd_modulus(&mut rng, pick(2, 64) as u64))?;
+            check_vartime_setup::<4>(&odd_modulus(&mut rng, pick(2, 256) as u64))?;
+            check_vartime_setup::<16>(&odd_modulus(&mut rng, pick(513, 1024) as u64))?;
+            check_vartime_setup::<16>(&odd_modulus(&mut rng, 1024))?;
+            check_vartime_setup::<24>(&odd_modulus(&mut rng, 1536))?;
+            check_vartime_setup::<32>(&odd_modulus(&mut rng, pick(1537, 2048) as u64))?;
+            check_vartime_setup::<32>(&odd_modulus(&mut rng, 2048))?;
+            check_vartime_setup::<48>(&odd_modulus(&mut rng, 3072))?;
+            check_vartime_setup::<64>(&odd_modulus(&mut rng, pick(3073, 4096) as u64))?;
+            check_vartime_setup::<64>(&odd_modulus(&mut rng, 4096))?;
+        }
     }
 
     proptest! {

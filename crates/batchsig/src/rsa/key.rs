@@ -1,7 +1,8 @@
 //! RSA keys: parsing (PKCS#1, PKCS#8, SPKI; PEM or DER), validation, generation, export.
 //!
 //! Numbers are little-endian `u64` limbs. Each key prepares its Montgomery constants
-//! ([`DynMonty`] for `n`, `p`, `q`) once, when it is built.
+//! ([`DynMonty`] for `n`, `p`, `q`) once, when it is built: constant-time for the secret
+//! primes, [`DynMonty::new_vartime`] for the public modulus `n`.
 //!
 //! Secret components keep the limb count their encoding gives (`p`, `q`) or that of the
 //! modulus they belong to (`dp`, `qinv` as `p`; `dq` as `q`; `d` as `n`), never trimmed to
@@ -97,7 +98,8 @@ impl RsaPublicKey {
                 "public exponent must be odd, at least 3 and below n",
             ));
         }
-        let n_monty = DynMonty::new(&n)?;
+        // n is public: the variable-time setup (long division instead of 128·L doublings).
+        let n_monty = DynMonty::new_vartime(&n)?;
         Ok(Self {
             n,
             e,
