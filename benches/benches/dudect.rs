@@ -216,9 +216,14 @@ fn ec_cases<'a>(b: &'a dyn Backend, curve: Curve) -> Vec<Case<'a>> {
             control: false,
             prepare: Box::new(move |class| {
                 let k = scalars(&mut r2, class);
-                let q: Vec<AffinePoint> = (0..JOBS).map(|_| pool[r2.gen_range(0..pool.len())]).collect();
+                let q: Vec<AffinePoint> = (0..JOBS)
+                    .map(|_| pool[r2.gen_range(0..pool.len())])
+                    .collect();
                 Box::new(move || {
-                    black_box(b.mul_point(curve, black_box(&q), black_box(&k)).expect("batch"));
+                    black_box(
+                        b.mul_point(curve, black_box(&q), black_box(&k))
+                            .expect("batch"),
+                    );
                 })
             }),
         },
@@ -229,10 +234,15 @@ fn ec_cases<'a>(b: &'a dyn Backend, curve: Curve) -> Vec<Case<'a>> {
                 let k = random_scalars(&mut r3, curve, JOBS);
                 let q: Vec<AffinePoint> = match class {
                     Class::Fixed => vec![g; JOBS],
-                    Class::Random => (0..JOBS).map(|_| pool2[r3.gen_range(0..pool2.len())]).collect(),
+                    Class::Random => (0..JOBS)
+                        .map(|_| pool2[r3.gen_range(0..pool2.len())])
+                        .collect(),
                 };
                 Box::new(move || {
-                    black_box(b.mul_point(curve, black_box(&q), black_box(&k)).expect("batch"));
+                    black_box(
+                        b.mul_point(curve, black_box(&q), black_box(&k))
+                            .expect("batch"),
+                    );
                 })
             }),
         },
@@ -278,7 +288,11 @@ fn modexp_cases<'a>(b: &'a dyn Backend, bits: usize) -> Vec<Case<'a>> {
     let (m1, m2, m3) = (m.clone(), m.clone(), m);
     let (mut r1, mut r2, mut r3) = (rng(5), rng(6), rng(7));
     let fe = fixed_exp.clone();
-    let run = move |b: &'a dyn Backend, m: Vec<u64>, bases: Vec<Vec<u64>>, exps: Vec<Vec<u64>>, vartime: bool| {
+    let run = move |b: &'a dyn Backend,
+                    m: Vec<u64>,
+                    bases: Vec<Vec<u64>>,
+                    exps: Vec<Vec<u64>>,
+                    vartime: bool| {
         Box::new(move || {
             let jobs: Vec<ModexpJob<'_>> = bases
                 .iter()

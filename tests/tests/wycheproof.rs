@@ -81,6 +81,15 @@ fn run_ecdsa(
             signature: rows[i].4.as_ref().unwrap(),
         })
         .collect();
+    // One batch for the whole set: groups with many tests share their key, so the backends'
+    // shared-point paths (batch_core::shared, ≥ 16 jobs a point on avx512, ≥ 8 on scalar) run
+    // beside the distinct-point path for the small groups. Both must be present.
+    let per_group = |g: usize| parsed.iter().filter(|&&i| rows[i].0 == g).count();
+    let sizes: Vec<usize> = (0..keys.len()).map(per_group).collect();
+    assert!(
+        sizes.iter().any(|&n| n >= 16) && sizes.iter().any(|&n| n < 8),
+        "{name:?}: group sizes {sizes:?} do not exercise both the shared and the distinct path"
+    );
     let results = ecdsa::verify_batch(b, hash, &jobs).expect("batch runs");
     let mut got = vec![false; rows.len()];
     for (&i, r) in parsed.iter().zip(&results) {

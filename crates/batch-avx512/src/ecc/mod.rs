@@ -265,8 +265,9 @@ pub fn mul_point(
 
 /// Jobs under one point from which a verification batch builds a comb table for that point
 /// (`batch_core::shared`; the table is built by scalar code, so it takes more jobs to pay off
-/// than on the scalar backend). Measured (`examples/ecbench.rs`, Zen 4, zmm) against distinct
-/// points: 0.8–0.9× at 8 jobs a point, 1.1–1.4× at 16, 1.8× at 32, 2.4–2.8× at 128.
+/// than on the scalar backend). Measured (`examples/ecbench.rs`, Intel Xeon, Sapphire Rapids
+/// class, zmm) against distinct points: 0.8–0.9× at 8 jobs a point, 1.1–1.4× at 16, 1.8× at
+/// 32, 2.4–2.8× at 128.
 pub const SHARED_POINT_MIN: usize = 16;
 
 /// A shared-point table entry (scalar addition, normalisation, conversion) costs about this

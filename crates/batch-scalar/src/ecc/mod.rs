@@ -224,8 +224,8 @@ fn mul_point_with<const L: usize, S: CurveSpec<L>>(
 
 /// Jobs under one point from which a verification batch builds a comb table for that point
 /// (`batch_core::shared`): a table of `w = 3` costs about 344 additions, and saves about 180
-/// per job against interleaved wNAF on P-256; measured (`batch-avx512`'s `ecbench`, Zen 4)
-/// about even at 8 jobs a point, 0.7× at 4, 1.4× at 16.
+/// per job against interleaved wNAF on P-256; measured (`batch-avx512`'s `ecbench`, Intel
+/// Xeon, Sapphire Rapids class) about even at 8 jobs a point, 0.7× at 4, 1.4× at 16.
 pub const SHARED_POINT_MIN: usize = 8;
 
 fn mul_double_with_vartime<const L: usize, S: CurveSpec<L>>(
