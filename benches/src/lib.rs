@@ -1,6 +1,6 @@
 //! batch-bench: the pieces of the `batch-speed` command (algorithms, timed and checked cells,
 //! the distinct verification keys, the `openssl speed` reference, machine description,
-//! report, plots). The criterion benches
+//! report, plots, the soak test). The criterion benches
 //! in `benches/` time the same operations at fixed batch sizes.
 
 pub mod alg;
@@ -10,6 +10,7 @@ pub mod measure;
 pub mod openssl;
 pub mod plot;
 pub mod report;
+pub mod soak;
 
 /// Batch sizes of the criterion benches (one table for every backend).
 pub const BENCH_BATCH_SIZES: [usize; 4] = [1, 64, 1024, 4096];

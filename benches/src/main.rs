@@ -76,6 +76,10 @@ struct Args {
     /// ECDHE group for --tls: p256, p384 or p521.
     #[arg(long, default_value = "p256")]
     tls_kex: String,
+    /// Instead of measuring: the soak and concurrency test, this many seconds per backend,
+    /// `--threads` threads (default: four per core) sharing each backend; every result checked.
+    #[arg(long, value_name = "SECONDS")]
+    soak: Option<f64>,
     /// Where the generated RSA keys of the distinct-key verify cells are cached (default:
     /// `batch-speed-keys/` beside this executable).
     #[arg(long)]
@@ -208,6 +212,9 @@ fn run(args: Args) -> Result<bool, String> {
     let algs = Alg::parse_list(&args.algs)?;
     let all_backends = batchsig::backend::all_backends();
     let backends = select_backends(&args.backends, &all_backends)?;
+    if let Some(secs) = args.soak {
+        return run_soak(&backends, secs, args.threads);
+    }
     // `all` leaves out backends that only emulate their hardware here (wgpu on llvmpipe):
     // their figures would say nothing about a GPU. Naming one measures it.
     let skip_emulated = args.backends.trim() == "all";
@@ -610,6 +617,44 @@ fn run_tls(
         }
     }
     failed
+}
+
+/// `--soak`: [`batch_bench::soak::soak`] on each available backend; false if any failed.
+fn run_soak(
+    backends: &[Arc<dyn Backend>],
+    secs: f64,
+    threads: Option<usize>,
+) -> Result<bool, String> {
+    if !(secs > 0.0 && secs.is_finite()) {
+        return Err("--soak must be a positive number of seconds".into());
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = threads.unwrap_or(4 * cores).max(1);
+    let mut ok = true;
+    for b in backends {
+        if let batch_core::Availability::Unavailable(why) = b.availability() {
+            println!("{}: skipped: {why}", b.name());
+            continue;
+        }
+        println!("{}: soak, {threads} threads, {secs} s ...", b.name());
+        let r =
+            batch_bench::soak::soak(b.clone(), threads, std::time::Duration::from_secs_f64(secs));
+        println!(
+            "{}: {} rounds, {} jobs, {} wrong results, resident memory {} → {} KiB: {}",
+            r.backend,
+            r.rounds,
+            r.jobs,
+            r.failures.len(),
+            r.rss_first_kib,
+            r.rss_last_kib,
+            if r.passed() { "pass" } else { "FAIL" }
+        );
+        for f in &r.failures {
+            println!("  {f}");
+        }
+        ok &= r.passed();
+    }
+    Ok(ok)
 }
 
 fn main() -> ExitCode {
