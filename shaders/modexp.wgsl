@@ -110,9 +110,10 @@ fn modexp_windows(@builtin(global_invocation_id) gid: vec3<u32>) {
             scratch[at(S_SEL, J)] = 0u;
             //#end
             for (var k = 0u; k < TABLE; k = k + 1u) {
-                let hit = k == idx;
+                // every entry loaded, masked to zero unless it is entry idx, ORed in
+                let mask = select(0u, 0xffffffffu, k == idx);
                 //#unroll J 0
-                scratch[at(S_SEL, J)] = select(scratch[at(S_SEL, J)], scratch[at(S_TABLE + k, J)], hit);
+                scratch[at(S_SEL, J)] |= scratch[at(S_TABLE + k, J)] & mask;
                 //#end
             }
         }

@@ -75,28 +75,39 @@ fn digit(off: u32, w: u32) -> u32 {
     return (jobs[lane * JOB_STRIDE + off + bit / 32u] >> (bit % 32u)) & 15u;
 }
 
-// S_SEL = T[d], reading all 16 entries.
+// S_SEL = T[d], reading all 16 entries: every entry is loaded and ANDed with a mask that is
+// all ones only at d, and the results ORed together (no select around a load).
 fn select_from_table(d: u32) {
+    //#unroll J 0
+    scratch[at(S_SEL, J)] = 0u;
+    scratch[at(S_SEL + 1u, J)] = 0u;
+    scratch[at(S_SEL + 2u, J)] = 0u;
+    //#end
     for (var j = 0u; j < 16u; j = j + 1u) {
-        let hit = j == d;
+        let mask = select(0u, 0xffffffffu, j == d);
         let e = S_TAB + 3u * j;
         //#unroll J 0
-        scratch[at(S_SEL, J)] = select(scratch[at(S_SEL, J)], scratch[at(e, J)], hit);
-        scratch[at(S_SEL + 1u, J)] = select(scratch[at(S_SEL + 1u, J)], scratch[at(e + 1u, J)], hit);
-        scratch[at(S_SEL + 2u, J)] = select(scratch[at(S_SEL + 2u, J)], scratch[at(e + 2u, J)], hit);
+        scratch[at(S_SEL, J)] |= scratch[at(e, J)] & mask;
+        scratch[at(S_SEL + 1u, J)] |= scratch[at(e + 1u, J)] & mask;
+        scratch[at(S_SEL + 2u, J)] |= scratch[at(e + 2u, J)] & mask;
         //#end
     }
 }
 
-// S_SEL = d·16^w·G from `base`, reading all 16 entries of window w.
+// S_SEL = d·16^w·G from `base`, reading all 16 entries of window w (masked, as above).
 fn select_from_base(w: u32, d: u32) {
+    //#unroll J 0
+    scratch[at(S_SEL, J)] = 0u;
+    scratch[at(S_SEL + 1u, J)] = 0u;
+    scratch[at(S_SEL + 2u, J)] = 0u;
+    //#end
     for (var j = 0u; j < 16u; j = j + 1u) {
-        let hit = j == d;
+        let mask = select(0u, 0xffffffffu, j == d);
         let e = (w * 16u + j) * 3u * LIMBS;
         //#unroll J 0
-        scratch[at(S_SEL, J)] = select(scratch[at(S_SEL, J)], base_table[e + J], hit);
-        scratch[at(S_SEL + 1u, J)] = select(scratch[at(S_SEL + 1u, J)], base_table[e + LIMBS + J], hit);
-        scratch[at(S_SEL + 2u, J)] = select(scratch[at(S_SEL + 2u, J)], base_table[e + 2u * LIMBS + J], hit);
+        scratch[at(S_SEL, J)] |= base_table[e + J] & mask;
+        scratch[at(S_SEL + 1u, J)] |= base_table[e + LIMBS + J] & mask;
+        scratch[at(S_SEL + 2u, J)] |= base_table[e + 2u * LIMBS + J] & mask;
         //#end
     }
 }
