@@ -22,13 +22,7 @@ pub fn modexp_batch(
     // `_vartime` batch are public, so they take the variable-time setup.
     let prepared: Vec<Result<DynMonty, Error>> = moduli
         .par_iter()
-        .map(|m| {
-            if vartime {
-                DynMonty::new_vartime(m)
-            } else {
-                DynMonty::new(m)
-            }
-        })
+        .map(|m| DynMonty::build(m, vartime))
         .collect();
     let ok: Vec<Result<(), Error>> = prepared
         .iter()

@@ -94,16 +94,8 @@ pub(crate) fn modexp_batch(
 ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
     let _device = ctx.lock();
     // the moduli of a `_vartime` batch are public: variable-time setup
-    let prepared: Vec<Result<DynMonty, Error>> = moduli
-        .iter()
-        .map(|m| {
-            if vartime {
-                DynMonty::new_vartime(m)
-            } else {
-                DynMonty::new(m)
-            }
-        })
-        .collect();
+    let prepared: Vec<Result<DynMonty, Error>> =
+        moduli.iter().map(|m| DynMonty::build(m, vartime)).collect();
     let ok: Vec<Result<(), Error>> = prepared
         .iter()
         .map(|p| p.as_ref().map(|_| ()).map_err(Clone::clone))

@@ -75,7 +75,9 @@ impl DynMonty {
         Self::build(m, true)
     }
 
-    fn build(m: &[u64], vartime: bool) -> Result<Self, Error> {
+    /// [`Self::new_vartime`] where `vartime` (the batch's moduli are public), else
+    /// [`Self::new`]: what a backend calls for the moduli of a batch.
+    pub fn build(m: &[u64], vartime: bool) -> Result<Self, Error> {
         check_modulus(m, MAX_MODULUS_BITS)?;
         let limbs = bits_public(m).div_ceil(64);
         let width = *KERNEL_LIMBS
