@@ -27,7 +27,7 @@ macro_rules! dyn_monty {
 
         impl Kernel {
             /// `vartime`: `m` is public, so its constants may be computed in variable time
-            /// ([`MontyParams::new_vartime`]); otherwise constant-time.
+            /// ([`MontyParams::new_vartime`]); otherwise constant-time ([`MontyParams::new_ct`]).
             fn new(m: &[u64], width: usize, vartime: bool) -> Self {
                 match width {
                     $($n => {
@@ -35,7 +35,7 @@ macro_rules! dyn_monty {
                         Kernel::$variant(Box::new(if vartime {
                             MontyParams::new_vartime(&m)
                         } else {
-                            MontyParams::new_unchecked(m)
+                            MontyParams::new_ct(&m)
                         }))
                     })*
                     _ => unreachable!("width comes from KERNEL_LIMBS"),
@@ -142,6 +142,15 @@ impl DynMonty {
         })
     }
 
+    /// `a⁻¹ mod m` (`a < m`) for any odd `m`, by safegcd ([`super::safegcd`]), constant-time;
+    /// 0, and any `a` sharing a factor with `m`, maps to 0.
+    pub fn inv(&self, a: &[u64]) -> Vec<u64> {
+        with_kernel!(&self.kernel, p => {
+            let (t, _) = super::safegcd::inv_odd_uint(&fit(a), p.modulus());
+            t.0[..self.limbs].to_vec()
+        })
+    }
+
     /// `a⁻¹ mod m` for a **prime** `m` (Fermat), constant-time; 0 maps to 0.
     pub fn inv_prime(&self, a: &[u64]) -> Vec<u64> {
         with_kernel!(&self.kernel, p => {
@@ -210,6 +219,7 @@ mod tests {
             assert_eq!(big(&d.mul(&al, &bl)), (&a * &b) % &m, "{bits}");
             assert_eq!(big(&d.add(&al, &bl)), (&a + &b) % &m);
             assert_eq!(big(&d.sub(&al, &bl)), (&a + &m - &b) % &m);
+            assert_eq!(big(&d.inv(&al)), a.modinv(&m).unwrap_or_default(), "inv, {bits}");
             let wide = rng.gen_biguint(2 * bits as u64 + 5);
             assert_eq!(big(&d.reduce(&wide.to_u64_digits())), &wide % &m);
             if bits <= 2048 {

@@ -9,6 +9,7 @@ pub mod digits;
 pub mod div;
 pub mod dyn_monty;
 pub mod monty;
+pub mod safegcd;
 
 pub use div::{pow2_rem_vartime, rem_vartime};
 pub use dyn_monty::DynMonty;

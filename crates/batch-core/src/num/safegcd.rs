@@ -1,0 +1,386 @@
+//! Modular inversion by Bernstein–Yang "safegcd" divsteps (Bernstein, Yang: *Fast
+//! constant-time gcd computation and modular inversion*, TCHES 2019), for any odd modulus.
+//!
+//! Representation: signed numbers in 62-bit limbs (`i64`, limbs `0..S−1` in `[0, 2^62)`, the
+//! top limb signed), `S` limbs wide, enough for the modulus plus sign and slack. Each batch of
+//! 62 divsteps works on the low 64 bits of `f` and `g` only and yields a 2×2 transition
+//! matrix (entries `|·| ≤ 2^62`), then applies it to the full `f, g` and to the Bézout
+//! coefficients `d, e` (kept in `(−2m, m)` by adding the multiple of `m` that makes them
+//! divisible by `2^62`, as libsecp256k1's `modinv64` does). Bound on the divsteps for
+//! `d`-bit inputs (δ starting at 1): `⌊(49d + 80)/17⌋` (the paper's Theorem 11.2).
+//!
+//! [`inv_odd`] is constant-time in the input *and* the modulus (secret RSA primes, nonces):
+//! a fixed number of batches, every step by masks. [`inv_odd_vartime`] stops as soon as
+//! `g = 0`, for public values (`s⁻¹` in ECDSA verification, `Z` of public points).
+//! Both return `None` when the input is not invertible (a public verdict).
+
+use super::Uint;
+
+const M62: u64 = u64::MAX >> 2;
+
+/// Signed-62 limbs needed for a `bits`-bit modulus (value, sign, and one limb of headroom for
+/// the `(−2m, m)` range of `d, e`).
+const fn s_limbs(bits: usize) -> usize {
+    bits / 62 + 2
+}
+
+/// `x⁻¹ mod m` for `x < m`, `m` odd and `> 1`, both `x.len()` limbs (little-endian `u64`),
+/// into `out`; returns an all-ones mask if `gcd(x, m) = 1`, else zero (and `out = 0`).
+/// Constant-time in `x` and `m` (their limb count is public); nothing is declassified.
+pub fn inv_odd(x: &[u64], m: &[u64], out: &mut [u64]) -> u64 {
+    dispatch(x, m, out, false)
+}
+
+/// [`inv_odd`] in variable time (it stops when `g = 0`): for public `x` and `m` only.
+/// `None` when `x` is not invertible.
+pub fn inv_odd_vartime(x: &[u64], m: &[u64]) -> Option<Vec<u64>> {
+    let mut out = vec![0u64; m.len()];
+    (dispatch(x, m, &mut out, true) != 0).then_some(out)
+}
+
+/// [`inv_odd`] on fixed-size integers (no allocation): `(x⁻¹ mod m, mask)`.
+pub fn inv_odd_uint<const L: usize>(x: &Uint<L>, m: &Uint<L>) -> (Uint<L>, u64) {
+    let mut out = Uint::<L>::ZERO;
+    let ok = dispatch(&x.0, &m.0, &mut out.0, false);
+    (out, ok)
+}
+
+/// [`inv_odd_vartime`] on fixed-size integers.
+pub fn inv_odd_uint_vartime<const L: usize>(x: &Uint<L>, m: &Uint<L>) -> Option<Uint<L>> {
+    let mut out = Uint::<L>::ZERO;
+    (dispatch(&x.0, &m.0, &mut out.0, true) != 0).then_some(out)
+}
+
+fn dispatch(x: &[u64], m: &[u64], out: &mut [u64], vartime: bool) -> u64 {
+    assert!(
+        x.len() == m.len() && out.len() == m.len(),
+        "x, m and out must have the same limb count"
+    );
+    let s = s_limbs(64 * m.len());
+    // One monomorphised width per size class (the curves' and RSA's limb counts), so the
+    // limb loops are unrolled.
+    macro_rules! widths {
+        ($($w:literal),*) => {
+            $(if s <= $w { return Inverter::<$w>::new(m).invert(x, out, vartime); })*
+        };
+    }
+    widths!(6, 8, 10, 11, 18, 26, 35, 51, 63, 68, 125, 249);
+    panic!("modulus of {} limbs is wider than any inverter", m.len());
+}
+
+/// A 2×2 transition matrix, scaled by `2^62`.
+#[derive(Clone, Copy)]
+struct Trans {
+    u: i64,
+    v: i64,
+    q: i64,
+    r: i64,
+}
+
+struct Inverter<const S: usize> {
+    m: [i64; S],
+    /// `m⁻¹ mod 2^62`.
+    m_inv62: u64,
+}
+
+fn to_s62<const S: usize>(x: &[u64]) -> [i64; S] {
+    let mut out = [0i64; S];
+    for (i, o) in out.iter_mut().enumerate() {
+        let bit = 62 * i;
+        let (w, b) = (bit / 64, bit % 64);
+        let lo = x.get(w).copied().unwrap_or(0) >> b;
+        let hi = if b > 2 {
+            x.get(w + 1).copied().unwrap_or(0) << (64 - b)
+        } else {
+            0
+        };
+        *o = ((lo | hi) & M62) as i64;
+    }
+    out
+}
+
+fn from_s62<const S: usize>(x: &[i64; S], out: &mut [u64]) {
+    out.fill(0);
+    let limbs = out.len();
+    for (i, &v) in x.iter().enumerate() {
+        let v = v as u64; // limbs are normalised: non-negative, < 2^62 (the top one too)
+        let bit = 62 * i;
+        let (w, b) = (bit / 64, bit % 64);
+        if w < limbs {
+            out[w] |= v << b;
+        }
+        if b > 2 && w + 1 < limbs {
+            out[w + 1] |= v >> (64 - b);
+        }
+    }
+}
+
+impl<const S: usize> Inverter<S> {
+    fn new(m: &[u64]) -> Self {
+        // Newton's iteration for m⁻¹ mod 2^64 (five steps from m, which is its own inverse
+        // mod 8), constant-time.
+        let m0 = m[0];
+        let mut inv = m0;
+        for _ in 0..5 {
+            inv = inv.wrapping_mul(2u64.wrapping_sub(m0.wrapping_mul(inv)));
+        }
+        Self {
+            m: to_s62(m),
+            m_inv62: inv & M62,
+        }
+    }
+
+    fn invert(&self, x: &[u64], out: &mut [u64], vartime: bool) -> u64 {
+        let bits = 64 * x.len();
+        let mut f = self.m;
+        let mut g = to_s62::<S>(x);
+        let mut d = [0i64; S];
+        let mut e = [0i64; S];
+        e[0] = 1;
+        let mut delta: i64 = 1;
+        let batches = (49 * bits + 80) / 17 / 62 + 1;
+        for _ in 0..batches {
+            if vartime && g.iter().all(|&l| l == 0) {
+                break;
+            }
+            let low = |a: &[i64; S]| a[0] as u64 | ((a[1] as u64) << 62);
+            let (t, nd) = divsteps_62(delta, low(&f), low(&g));
+            delta = nd;
+            self.update_de(&mut d, &mut e, &t);
+            update_fg(&mut f, &mut g, &t);
+        }
+        // Now g = 0 and f = ±gcd(x, m): invertible iff f = ±1, and then d·x ≡ f (mod m), so
+        // the inverse is d·sign(f), brought into [0, m).
+        let f_neg = f[S - 1] >> 63; // all-ones if f < 0
+        cond_negate(&mut f, f_neg);
+        let mut not_one = 0u64;
+        for (i, &l) in f.iter().enumerate() {
+            not_one |= (l as u64) ^ (i == 0) as u64;
+        }
+        let ok = crate::num::ct_eq_mask(not_one, 0);
+        self.normalize(&mut d, f_neg);
+        for l in d.iter_mut() {
+            *l &= ok as i64;
+        }
+        from_s62(&d, out);
+        ok
+    }
+
+    /// `[d, e] ← t·[d, e] / 2^62 (mod m)`, keeping both in `(−2m, m)`.
+    fn update_de(&self, d: &mut [i64; S], e: &mut [i64; S], t: &Trans) {
+        let (u, v, q, r) = (t.u, t.v, t.q, t.r);
+        let sd = d[S - 1] >> 63;
+        let se = e[S - 1] >> 63;
+        // Start from [u, q] if d < 0 and [v, r] if e < 0 (keeps the result above −2m), then
+        // correct so that the low 62 bits of t·[d, e] + m·[md, me] vanish.
+        let mut md = (u & sd).wrapping_add(v & se);
+        let mut me = (q & sd).wrapping_add(r & se);
+        let mut cd = (u as i128) * (d[0] as i128) + (v as i128) * (e[0] as i128);
+        let mut ce = (q as i128) * (d[0] as i128) + (r as i128) * (e[0] as i128);
+        md = md.wrapping_sub(
+            (self.m_inv62.wrapping_mul(cd as u64).wrapping_add(md as u64) & M62) as i64,
+        );
+        me = me.wrapping_sub(
+            (self.m_inv62.wrapping_mul(ce as u64).wrapping_add(me as u64) & M62) as i64,
+        );
+        cd += (self.m[0] as i128) * (md as i128);
+        ce += (self.m[0] as i128) * (me as i128);
+        debug_assert_eq!(cd as u64 & M62, 0);
+        debug_assert_eq!(ce as u64 & M62, 0);
+        cd >>= 62;
+        ce >>= 62;
+        for i in 1..S {
+            cd += (u as i128) * (d[i] as i128)
+                + (v as i128) * (e[i] as i128)
+                + (self.m[i] as i128) * (md as i128);
+            ce += (q as i128) * (d[i] as i128)
+                + (r as i128) * (e[i] as i128)
+                + (self.m[i] as i128) * (me as i128);
+            d[i - 1] = (cd as u64 & M62) as i64;
+            e[i - 1] = (ce as u64 & M62) as i64;
+            cd >>= 62;
+            ce >>= 62;
+        }
+        d[S - 1] = cd as i64;
+        e[S - 1] = ce as i64;
+    }
+
+    /// `d·sign(f)` from `(−2m, m)` into `[0, m)`, by masks.
+    fn normalize(&self, d: &mut [i64; S], f_neg: i64) {
+        // (−2m, m) → (−m, m)
+        let neg = d[S - 1] >> 63;
+        for i in 0..S {
+            d[i] += self.m[i] & neg;
+        }
+        carry(d);
+        cond_negate(d, f_neg);
+        // (−m, m) → [0, m)
+        let neg = d[S - 1] >> 63;
+        for i in 0..S {
+            d[i] += self.m[i] & neg;
+        }
+        carry(d);
+    }
+}
+
+/// Propagates carries so limbs `0..S−1` lie in `[0, 2^62)`.
+fn carry<const S: usize>(d: &mut [i64; S]) {
+    let mut c = 0i64;
+    for l in d.iter_mut().take(S - 1) {
+        let t = *l + c;
+        *l = (t as u64 & M62) as i64;
+        c = t >> 62;
+    }
+    d[S - 1] += c;
+}
+
+/// `d ← −d` where `mask` is all-ones, unchanged where zero; limbs normalised after.
+fn cond_negate<const S: usize>(d: &mut [i64; S], mask: i64) {
+    for l in d.iter_mut() {
+        *l = (*l ^ mask) - mask;
+    }
+    carry(d);
+}
+
+/// `[f, g] ← t·[f, g] / 2^62` (exact).
+fn update_fg<const S: usize>(f: &mut [i64; S], g: &mut [i64; S], t: &Trans) {
+    let (u, v, q, r) = (t.u as i128, t.v as i128, t.q as i128, t.r as i128);
+    let mut cf = u * (f[0] as i128) + v * (g[0] as i128);
+    let mut cg = q * (f[0] as i128) + r * (g[0] as i128);
+    debug_assert_eq!(cf as u64 & M62, 0);
+    debug_assert_eq!(cg as u64 & M62, 0);
+    cf >>= 62;
+    cg >>= 62;
+    for i in 1..S {
+        cf += u * (f[i] as i128) + v * (g[i] as i128);
+        cg += q * (f[i] as i128) + r * (g[i] as i128);
+        f[i - 1] = (cf as u64 & M62) as i64;
+        g[i - 1] = (cg as u64 & M62) as i64;
+        cf >>= 62;
+        cg >>= 62;
+    }
+    f[S - 1] = cf as i64;
+    g[S - 1] = cg as i64;
+}
+
+/// 62 divsteps on the low 64 bits of `f` (odd) and `g`, constant-time (masks only):
+/// `δ > 0` and `g` odd → `(1 − δ, g, (g − f)/2)`, else `(1 + δ, f, (g + (g mod 2)·f)/2)`.
+/// Returns the transition matrix scaled by `2^62` and the new `δ`.
+fn divsteps_62(mut delta: i64, f0: u64, g0: u64) -> (Trans, i64) {
+    // Invariants: u·f0 + v·g0 = f·2^i, q·f0 + r·g0 = g·2^i (mod 2^64); entries signed,
+    // carried as u64 so the shifts are defined.
+    let (mut u, mut v, mut q, mut r) = (1u64, 0u64, 0u64, 1u64);
+    let (mut f, mut g) = (f0, g0);
+    for _ in 0..62 {
+        let g_odd = (g & 1).wrapping_neg();
+        // δ > 0  ⇔  −δ < 0
+        let swap = ((delta.wrapping_neg() >> 63) as u64) & g_odd;
+        // g += ±f (−f when swapping, +f when g is odd, nothing when even); likewise q, r.
+        let (x, y, z) = (
+            (f ^ swap).wrapping_sub(swap),
+            (u ^ swap).wrapping_sub(swap),
+            (v ^ swap).wrapping_sub(swap),
+        );
+        g = g.wrapping_add(x & g_odd);
+        q = q.wrapping_add(y & g_odd);
+        r = r.wrapping_add(z & g_odd);
+        // Swapping: f ← old g = (g − f) + f, u ← q, v ← r.
+        f = f.wrapping_add(g & swap);
+        u = u.wrapping_add(q & swap);
+        v = v.wrapping_add(r & swap);
+        // δ ← 1 − δ when swapping, 1 + δ otherwise.
+        delta = ((delta ^ swap as i64).wrapping_sub(swap as i64)).wrapping_add(1);
+        g >>= 1;
+        u <<= 1;
+        v <<= 1;
+    }
+    (
+        Trans {
+            u: u as i64,
+            v: v as i64,
+            q: q as i64,
+            r: r as i64,
+        },
+        delta,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_bigint::{BigUint, RandBigInt};
+
+    fn limbs(x: &BigUint, n: usize) -> Vec<u64> {
+        let mut v = x.to_u64_digits();
+        v.resize(n, 0);
+        v
+    }
+
+    fn big(x: &[u64]) -> BigUint {
+        BigUint::from_slice(
+            &x.iter()
+                .flat_map(|w| [*w as u32, (*w >> 32) as u32])
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    fn check(x: &BigUint, m: &BigUint, n: usize) {
+        let want = x.modinv(m);
+        let (xl, ml) = (limbs(x, n), limbs(m, n));
+        let mut out = vec![7u64; n];
+        let ok = inv_odd(&xl, &ml, &mut out);
+        assert_eq!(ok == u64::MAX, want.is_some(), "x = {x:x}, m = {m:x}");
+        assert!(ok == 0 || ok == u64::MAX);
+        assert_eq!(big(&out), want.clone().unwrap_or_default(), "x = {x:x}, m = {m:x}");
+        assert_eq!(inv_odd_vartime(&xl, &ml).map(|v| big(&v)), want, "vartime, m = {m:x}");
+    }
+
+    #[test]
+    fn matches_num_bigint_at_every_width() {
+        let mut rng = rand::thread_rng();
+        let one = BigUint::from(1u8);
+        for bits in [
+            3usize, 64, 65, 127, 192, 255, 256, 384, 521, 576, 1024, 1536, 2048, 3072, 4096, 7680,
+            15360,
+        ] {
+            let n = bits.div_ceil(64);
+            let reps = if bits > 4096 { 2 } else { 6 };
+            for _ in 0..reps {
+                let m = rng.gen_biguint(bits as u64) | &one | (&one << (bits - 1));
+                check(&one, &m, n);
+                check(&(&m - 1u8), &m, n);
+                check(&(&m - 2u8), &m, n);
+                check(&BigUint::from(0u8), &m, n);
+                check(&rng.gen_biguint_below(&m), &m, n);
+                // top bit of every limb set: the widest intermediate values
+                let all = (&one << bits) - 1u8;
+                check(&(&all % &m), &m, n);
+            }
+        }
+        // non-invertible inputs: a shared factor
+        let m = BigUint::from(3u32 * 5 * 7 * 11 * 13) * BigUint::from(1_000_003u32);
+        for x in [3u32, 35, 1_000_003, 143] {
+            check(&BigUint::from(x), &m, 1);
+        }
+        check(&BigUint::from(2u8), &BigUint::from(3u8), 1);
+    }
+
+    #[test]
+    fn fixed_size_forms_match() {
+        let mut rng = rand::thread_rng();
+        let one = BigUint::from(1u8);
+        for _ in 0..20 {
+            let m = rng.gen_biguint(256) | &one | (&one << 255u32);
+            let x = rng.gen_biguint_below(&m);
+            let (mu, xu) = (
+                Uint::<4>::from_limbs(&limbs(&m, 4)).unwrap(),
+                Uint::<4>::from_limbs(&limbs(&x, 4)).unwrap(),
+            );
+            let (inv, ok) = inv_odd_uint(&xu, &mu);
+            let want = x.modinv(&m);
+            assert_eq!(ok == u64::MAX, want.is_some());
+            assert_eq!(big(&inv.0), want.clone().unwrap_or_default());
+            assert_eq!(inv_odd_uint_vartime(&xu, &mu).map(|v| big(&v.0)), want);
+        }
+    }
+}
