@@ -143,7 +143,7 @@ pub fn batch_normalize<const L: usize>(
         let z = Uint::select(&p.z, &one, p.is_identity_mask());
         acc = f.mul(&acc, &z);
     }
-    let mut inv = f.inv_prime(&acc); // (z_0 ⋯ z_{k−1})⁻¹
+    let mut inv = f.inv(&acc); // (z_0 ⋯ z_{k−1})⁻¹, safegcd (faster than Fermat here)
     let mut out = vec![(AffineMonty::default(), 0u64); pts.len()];
     for i in (0..pts.len()).rev() {
         let p = &pts[i];

@@ -3,7 +3,7 @@
 //! Signing, per job: `e = bits2int(H(m)) mod n`; nonce `k` from RFC 6979, hedged with fresh
 //! randomness by default; the backend computes `R = k·G` for the batch; **`R` is checked to
 //! be on the curve** (a faulty `k·G` can leak the key) and not the identity; `r = R.x mod n`;
-//! all `k⁻¹` of the batch with one inversion (Montgomery's trick); `s = k⁻¹(e + r·d) mod n`.
+//! all `k⁻¹` of the batch with one inversion (Montgomery's trick, safegcd); `s = k⁻¹(e + r·d) mod n`.
 //! Scalar arithmetic mod `n` is constant-time Montgomery from `batch-core`.
 //!
 //! Verification: `w = s⁻¹`, `u₁ = e·w`, `u₂ = r·w`; the backend computes `u₁·G + u₂·Q`
@@ -197,9 +197,10 @@ fn coord_mod_n(curve: Curve, x: &EcUint) -> EcUint {
     EcUint::select(&d, x, batch_core::num::mask_from_bit(borrow))
 }
 
-/// Inverts Montgomery-form values mod `n` with one Fermat inversion (constant-time).
-/// Zeros must not be present (callers exclude them).
-fn batch_invert<const L: usize>(def: &CurveDef<L>, xs: &[Uint<L>]) -> Vec<Uint<L>> {
+/// Inverts Montgomery-form values mod `n` with one inversion (Montgomery's trick; safegcd,
+/// 2–3× faster than Fermat at these sizes: docs/PERF.md). Constant-time unless `vartime`
+/// (public values: `s` in verification). Zeros must not be present (callers exclude them).
+fn batch_invert<const L: usize>(def: &CurveDef<L>, xs: &[Uint<L>], vartime: bool) -> Vec<Uint<L>> {
     let f = &def.n;
     let mut prefix = Vec::with_capacity(xs.len());
     let mut acc = *f.one();
@@ -207,7 +208,11 @@ fn batch_invert<const L: usize>(def: &CurveDef<L>, xs: &[Uint<L>]) -> Vec<Uint<L
         acc = f.mul(&acc, x);
         prefix.push(acc);
     }
-    let mut inv = f.inv_prime(&acc);
+    let mut inv = if vartime {
+        f.inv_vartime(&acc)
+    } else {
+        f.inv(&acc)
+    };
     let mut out = vec![Uint::ZERO; xs.len()];
     for i in (0..xs.len()).rev() {
         out[i] = if i == 0 {
@@ -298,7 +303,7 @@ fn sign_curve<const L: usize>(
                 .iter()
                 .map(|&j| f.to_monty(&to_l(&prepared[idx[j]].as_ref().expect("ok").1)))
                 .collect();
-            let k_inv = batch_invert(def, &k_m);
+            let k_inv = batch_invert(def, &k_m, false);
             let mut res: Vec<(usize, JobResult<EcdsaSignature>)> = (0..idx.len())
                 .filter_map(|j| rs[j].as_ref().err().map(|e| (idx[j], Err(e.clone()))))
                 .collect();
@@ -400,7 +405,7 @@ fn verify_curve<const L: usize>(
         .collect();
     let w: Vec<Uint<L>> = s_m
         .par_chunks(CHUNK)
-        .flat_map_iter(|c| batch_invert(def, c))
+        .flat_map_iter(|c| batch_invert(def, c, true))
         .collect();
     let (u1, u2): (Vec<EcUint>, Vec<EcUint>) = ok
         .par_iter()
