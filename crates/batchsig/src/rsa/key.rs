@@ -65,6 +65,8 @@ pub struct RsaPrivateKey {
     pub(crate) qinv: Zeroizing<Vec<u64>>,
     pub(crate) p_monty: DynMonty,
     pub(crate) q_monty: DynMonty,
+    /// Blinding pairs kept between batches (`blinding.rs`); empty in a clone.
+    pub(crate) blinding: super::blinding::BlindingCache,
 }
 
 impl core::fmt::Debug for RsaPrivateKey {
@@ -263,6 +265,7 @@ impl RsaPrivateKey {
             qinv,
             p_monty,
             q_monty,
+            blinding: Default::default(),
         })
     }
 
@@ -396,7 +399,7 @@ impl RsaPrivateKey {
                 super::keygen::inv_small_e(&qm1, E),
             );
             let p_monty = DynMonty::new(&p)?;
-            let qinv = p_monty.inv_prime(&p_monty.reduce(&q));
+            let qinv = p_monty.inv(&p_monty.reduce(&q));
             let be = |x: &[u64]| Zeroizing::new(limbs_to_be_bytes(x, 8 * x.len()).expect("fits"));
             return Self::from_components(
                 &be(&n),

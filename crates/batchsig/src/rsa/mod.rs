@@ -9,16 +9,18 @@
 //! confirm its own fault. The CPU backends are stateless functions that never see `m`, so a
 //! wrong `s` cannot pass even when the checker is the backend that signed.
 //!
-//! Blinding pairs, as OpenSSL's `BN_BLINDING`: each run of [`BLINDING_CHAIN`] jobs of one key
-//! starts from a fresh random `r` (`rᵉ` and, for every run of the batch at once, `r⁻¹` by one
-//! CRT inversion with Montgomery's trick); the next job of the run squares both, `(A², Aᵢ²)`
-//! = `((r²)ᵉ, (r²)⁻¹)`, which costs two products instead of an exponentiation and an
-//! inversion share. The attacker sees neither `r` nor any `A`; squaring keeps each pair
-//! consistent and unpredictable.
+//! Blinding pairs, as OpenSSL's `BN_BLINDING`, kept per key between batches (`blinding.rs`):
+//! a chain of at most [`BLINDING_CHAIN`] jobs starts from a fresh random `r` (`rᵉ`, and `r⁻¹`
+//! by one CRT inversion for all fresh chains of the key in the batch, Montgomery's trick); the
+//! next job squares both, `(A², Aᵢ²)` = `((r²)ᵉ, (r²)⁻¹)`, two products instead of an
+//! exponentiation and an inversion; the key keeps its last chain's next unused pair for the
+//! next batch, so a batch of one job pays two products, not an inversion. No pair is used
+//! twice. The attacker sees neither `r` nor any `A`.
 //!
 //! Verification: the backend computes `sᵉ mod n` for the batch (variable-time, public data);
 //! the encoding is checked here.
 
+mod blinding;
 mod key;
 mod keygen;
 pub(crate) mod nat;
@@ -30,6 +32,7 @@ use rand_core::CryptoRngCore;
 use rayon::prelude::*;
 use zeroize::Zeroizing;
 
+pub use blinding::BLINDING_CHAIN;
 pub use key::{RsaPrivateKey, RsaPublicKey, MAX_MODULUS_BITS, MIN_MODULUS_BITS};
 
 use crate::batch::{check_not_empty, os_seeded_rng};
@@ -181,10 +184,6 @@ pub fn checker() -> &'static dyn Backend {
     C.get_or_init(crate::backend::fastest_cpu_modexp).as_ref()
 }
 
-/// Jobs of one key per blinding run (a fresh `r` each run); OpenSSL's `BN_BLINDING` also
-/// refreshes after 32 uses.
-pub const BLINDING_CHAIN: usize = 32;
-
 /// Per-job state between the stages of signing.
 struct Prepared {
     m: Vec<u64>,
@@ -204,27 +203,25 @@ pub fn sign_batch(
     check_not_empty(jobs.len())?;
     let (keys, key_of) = group_keys(jobs.iter().map(|j| j.key));
 
-    // Randomness, drawn in order: blinding values and PSS salts.
-    let randomness: Vec<(Zeroizing<Vec<u8>>, Vec<u8>)> = jobs
+    // Randomness, drawn in order: PSS salts, then (below) blinding values.
+    let salts: Vec<Vec<u8>> = jobs
         .iter()
-        .map(|j| {
-            let mut r = Zeroizing::new(vec![0u8; j.key.public.size() + 16]);
-            rng.fill_bytes(&mut r);
+        .map(|_| {
             let salt_len = match scheme.padding {
                 RsaPadding::Pss { salt_len } => salt_len.unwrap_or(scheme.hash.output_len()),
                 RsaPadding::Pkcs1v15 => 0,
             };
             let mut salt = vec![0u8; salt_len];
             rng.fill_bytes(&mut salt);
-            (r, salt)
+            salt
         })
         .collect();
 
     // Encode.
     let encoded: Vec<JobResult<Vec<u64>>> = jobs
         .par_iter()
-        .zip(&randomness)
-        .map(|(job, (_, salt))| {
+        .zip(&salts)
+        .map(|(job, salt)| {
             let pk = &job.key.public;
             let em = match scheme.padding {
                 RsaPadding::Pkcs1v15 => {
@@ -238,63 +235,43 @@ pub fn sign_batch(
         })
         .collect();
 
-    // Blinding runs: per key, the encoded jobs in order, BLINDING_CHAIN at a time (the runs of
-    // key k are `key_runs[k]`). Each run starts from its first job's r: A = rᵉ here, r⁻¹
-    // below (one inversion per key).
+    // Blinding pairs (`blinding.rs`): per key, its encoded jobs in order, the first served
+    // from the chain the key kept from its last batch. The key caches are taken and the
+    // randomness drawn here, in order; the pairs are made per key in parallel.
     let mut by_key: Vec<Vec<usize>> = vec![Vec::new(); keys.len()];
     for (i, e) in encoded.iter().enumerate() {
         if e.is_ok() {
             by_key[key_of[i]].push(i);
         }
     }
-    let mut runs: Vec<&[usize]> = Vec::new();
-    let mut key_runs: Vec<core::ops::Range<usize>> = Vec::with_capacity(keys.len());
-    for idx in &by_key {
-        let first = runs.len();
-        runs.extend(idx.chunks(BLINDING_CHAIN));
-        key_runs.push(first..runs.len());
-    }
-    let heads: Vec<(Zeroizing<Vec<u64>>, Zeroizing<Vec<u64>>)> = runs
-        .par_iter()
-        .map(|run| {
-            let n = &jobs[run[0]].key.public.n_monty;
-            let r = Zeroizing::new(n.reduce(&limbs_from_be_bytes(&randomness[run[0]].0)));
-            // NOTE: rᵉ runs square-and-multiply over the public e; the Montgomery kernel is
-            // constant-time in r.
-            let re = Zeroizing::new(n.pow_vartime(&r, &jobs[run[0]].key.public.e));
-            (r, re)
-        })
+    let plans: Vec<blinding::Plan> = keys
+        .iter()
+        .zip(&by_key)
+        .map(|(k, idx)| blinding::plan(k, idx.len(), rng))
         .collect();
-    let mut head_inv: Vec<Zeroizing<Vec<u64>>> = Vec::with_capacity(runs.len());
-    for (key, range) in keys.iter().zip(&key_runs) {
-        let rs: Vec<&[u64]> = heads[range.clone()]
-            .iter()
-            .map(|(r, _)| r.as_slice())
-            .collect();
-        head_inv.extend(batch_invert_rsa(key, &rs)?);
-    }
-    // Each run's pairs, squared from job to job, and the blinded c = m·A.
+    let key_pairs: Vec<Vec<blinding::Pair>> = keys
+        .par_iter()
+        .zip(plans)
+        .map(|(k, plan)| blinding::pairs(k, plan))
+        .collect::<Result<_, _>>()?;
+    // The blinded c = m·A, each job with its unblinding factor Aᵢ.
     let mut blinded: Vec<Option<(Zeroizing<Vec<u64>>, Zeroizing<Vec<u64>>)>> =
         vec![None; jobs.len()];
-    let per_run: Vec<Vec<(usize, Zeroizing<Vec<u64>>, Zeroizing<Vec<u64>>)>> = runs
+    let per_key: Vec<Vec<(usize, Zeroizing<Vec<u64>>, Zeroizing<Vec<u64>>)>> = by_key
         .par_iter()
-        .zip(heads.par_iter().zip(&head_inv))
-        .map(|(run, ((_, re), r_inv))| {
-            let n = &jobs[run[0]].key.public.n_monty;
-            let (mut a, mut ai) = (re.clone(), r_inv.clone());
-            let mut out = Vec::with_capacity(run.len());
-            for (j, &i) in run.iter().enumerate() {
-                if j > 0 {
-                    a = Zeroizing::new(n.mul(&a, &a));
-                    ai = Zeroizing::new(n.mul(&ai, &ai));
-                }
-                let c = Zeroizing::new(n.mul(encoded[i].as_ref().expect("encoded"), &a));
-                out.push((i, ai.clone(), c));
-            }
-            out
+        .zip(key_pairs)
+        .map(|(idx, ps)| {
+            idx.iter()
+                .zip(ps)
+                .map(|(&i, p)| {
+                    let n = &jobs[i].key.public.n_monty;
+                    let c = Zeroizing::new(n.mul(encoded[i].as_ref().expect("encoded"), &p.a));
+                    (i, p.ai, c)
+                })
+                .collect()
         })
         .collect();
-    for (i, r_inv, c) in per_run.into_iter().flatten() {
+    for (i, r_inv, c) in per_key.into_iter().flatten() {
         blinded[i] = Some((r_inv, c));
     }
     let prepared: Vec<JobResult<Prepared>> = encoded
@@ -433,7 +410,7 @@ fn crt_combine(key: &RsaPrivateKey, mp: &[u64], mq: &[u64]) -> Vec<u64> {
     nat::truncate(nat::add(&hq, mq), key.public.n_monty.limbs())
 }
 
-/// Inverts every `r` modulo `n`: prefix products, one inverse by CRT (Fermat mod `p` and
+/// Inverts every `r` modulo `n`: prefix products, one inverse by CRT (safegcd mod `p` and
 /// `q`), then back-substitution. Constant-time in the values.
 fn batch_invert_rsa(key: &RsaPrivateKey, rs: &[&[u64]]) -> Result<Vec<Zeroizing<Vec<u64>>>, Error> {
     if rs.is_empty() {
@@ -447,9 +424,10 @@ fn batch_invert_rsa(key: &RsaPrivateKey, rs: &[&[u64]]) -> Result<Vec<Zeroizing<
         acc = Zeroizing::new(n.mul(&acc, r));
         prefix.push(acc.clone());
     }
-    // acc⁻¹ mod n from acc⁻¹ mod p and mod q.
-    let ip = Zeroizing::new(key.p_monty.inv_prime(&key.p_monty.reduce(&acc)));
-    let iq = Zeroizing::new(key.q_monty.inv_prime(&key.q_monty.reduce(&acc)));
+    // acc⁻¹ mod n from acc⁻¹ mod p and mod q (safegcd: 1024-bit halves invert in a few µs,
+    // where Fermat costs a whole CRT exponentiation).
+    let ip = Zeroizing::new(key.p_monty.inv(&key.p_monty.reduce(&acc)));
+    let iq = Zeroizing::new(key.q_monty.inv(&key.q_monty.reduce(&acc)));
     let mut inv = Zeroizing::new(crt_combine(key, &ip, &iq));
     let one = nat::resize(vec![1], n.limbs());
     if !batch_core::ct::declassify_mask(batch_core::ct::eq_mask(&n.mul(&inv, &acc), &one)) {
