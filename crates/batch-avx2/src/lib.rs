@@ -110,8 +110,9 @@ impl Avx2Backend {
             .map_err(|why| Error::Unavailable(format!("avx2: {why}")))
     }
 
-    fn install<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
-        self.pool.install(f)
+    /// Runs a batch of `jobs` jobs in the pool (a one-job batch on the calling thread).
+    fn install<T: Send>(&self, jobs: usize, f: impl FnOnce() -> T + Send) -> T {
+        self.pool.install_batch(jobs, f)
     }
 }
 
@@ -141,7 +142,7 @@ impl Backend for Avx2Backend {
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         let t = self.token()?;
         check_batch(jobs.len(), &[])?;
-        Ok(self.install(|| imp::modexp(t, moduli, jobs, false)))
+        Ok(self.install(jobs.len(), || imp::modexp(t, moduli, jobs, false)))
     }
 
     fn modexp_vartime(
@@ -151,7 +152,7 @@ impl Backend for Avx2Backend {
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         let t = self.token()?;
         check_batch(jobs.len(), &[])?;
-        Ok(self.install(|| imp::modexp(t, moduli, jobs, true)))
+        Ok(self.install(jobs.len(), || imp::modexp(t, moduli, jobs, true)))
     }
 
     fn mul_base(
@@ -161,7 +162,7 @@ impl Backend for Avx2Backend {
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         let t = self.token()?;
         check_batch(scalars.len(), &[])?;
-        Ok(self.install(|| imp::mul_base(t, curve, scalars)))
+        Ok(self.install(scalars.len(), || imp::mul_base(t, curve, scalars)))
     }
 
     fn mul_point(
@@ -172,7 +173,7 @@ impl Backend for Avx2Backend {
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         let t = self.token()?;
         check_batch(scalars.len(), &[("points", points.len())])?;
-        Ok(self.install(|| imp::mul_point(t, curve, points, scalars)))
+        Ok(self.install(scalars.len(), || imp::mul_point(t, curve, points, scalars)))
     }
 
     fn mul_double_vartime(
@@ -184,7 +185,7 @@ impl Backend for Avx2Backend {
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         let t = self.token()?;
         check_batch(u1.len(), &[("u2", u2.len()), ("points", points.len())])?;
-        Ok(self.install(|| imp::mul_double_vartime(t, curve, u1, u2, points)))
+        Ok(self.install(u1.len(), || imp::mul_double_vartime(t, curve, u1, u2, points)))
     }
 }
 

@@ -214,7 +214,7 @@ impl Backend for Avx512Backend {
         check_batch(jobs.len(), &[])?;
         Ok(self
             .pool
-            .install(|| imp::modexp(t, self.lanes, moduli, jobs, false)))
+            .install_batch(jobs.len(), || imp::modexp(t, self.lanes, moduli, jobs, false)))
     }
 
     fn modexp_vartime(
@@ -226,7 +226,7 @@ impl Backend for Avx512Backend {
         check_batch(jobs.len(), &[])?;
         Ok(self
             .pool
-            .install(|| imp::modexp(t, self.lanes, moduli, jobs, true)))
+            .install_batch(jobs.len(), || imp::modexp(t, self.lanes, moduli, jobs, true)))
     }
 
     fn mul_base(
@@ -237,7 +237,7 @@ impl Backend for Avx512Backend {
         let t = self.token()?;
         check_batch(scalars.len(), &[])?;
         let form = self.lanes.ec_form();
-        Ok(self.pool.install(|| imp::mul_base(t, form, curve, scalars)))
+        Ok(self.pool.install_batch(scalars.len(), || imp::mul_base(t, form, curve, scalars)))
     }
 
     fn mul_point(
@@ -251,7 +251,7 @@ impl Backend for Avx512Backend {
         let form = self.lanes.ec_form();
         Ok(self
             .pool
-            .install(|| imp::mul_point(t, form, curve, points, scalars)))
+            .install_batch(scalars.len(), || imp::mul_point(t, form, curve, points, scalars)))
     }
 
     fn mul_double_vartime(
@@ -266,7 +266,7 @@ impl Backend for Avx512Backend {
         let form = self.lanes.ec_form();
         Ok(self
             .pool
-            .install(|| imp::mul_double_vartime(t, form, curve, u1, u2, points)))
+            .install_batch(u1.len(), || imp::mul_double_vartime(t, form, curve, u1, u2, points)))
     }
 }
 

@@ -53,7 +53,23 @@ impl Pool {
             None => f(),
         }
     }
+
+    /// [`Self::install`] for a batch of `jobs` jobs; at most [`INLINE_MAX`] run on the
+    /// calling thread instead (a parallel iterator over one job stays on a rayon worker that
+    /// calls it).
+    pub fn install_batch<T: Send>(&self, jobs: usize, f: impl FnOnce() -> T + Send) -> T {
+        if jobs <= INLINE_MAX {
+            f()
+        } else {
+            self.install(f)
+        }
+    }
 }
+
+/// Batches of at most this many jobs run on the calling thread ([`Pool::install_batch`]):
+/// handing work to a pool thread and waiting for it costs several µs (docs/PERF.md, small
+/// batches), more than a second thread can save on one job.
+pub const INLINE_MAX: usize = 1;
 
 #[cfg(test)]
 mod tests {
@@ -66,5 +82,25 @@ mod tests {
         assert_eq!(p.install(rayon::current_num_threads), 3);
         assert_eq!(Pool::with_threads("t", 0).unwrap().threads(), 1);
         assert_eq!(Pool::global().threads(), rayon::current_num_threads());
+    }
+
+    /// A one-job batch runs on the calling thread (a pool worker: its one-job parallel
+    /// iterators stay there); a larger one runs in the backend's pool.
+    #[test]
+    fn tiny_batches_stay_on_the_calling_thread() {
+        use rayon::prelude::*;
+        let p = Pool::with_threads("t", 2).unwrap();
+        let outer = Pool::with_threads("o", 1).unwrap();
+        outer.install(|| {
+            let me = std::thread::current().id();
+            let ids: Vec<_> = p.install_batch(1, || {
+                [0].par_iter()
+                    .map(|_| std::thread::current().id())
+                    .collect()
+            });
+            assert_eq!(ids, vec![me], "a one-job batch left the thread");
+            let away = p.install_batch(2, || std::thread::current().id());
+            assert_ne!(away, me, "a two-job batch should run in the backend's pool");
+        });
     }
 }

@@ -47,8 +47,9 @@ impl ScalarBackend {
         self.pool.threads()
     }
 
-    fn install<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
-        self.pool.install(f)
+    /// Runs a batch of `jobs` jobs in the pool (a one-job batch on the calling thread).
+    fn install<T: Send>(&self, jobs: usize, f: impl FnOnce() -> T + Send) -> T {
+        self.pool.install_batch(jobs, f)
     }
 }
 
@@ -74,7 +75,7 @@ impl Backend for ScalarBackend {
         jobs: &[ModexpJob<'_>],
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         check_batch(jobs.len(), &[])?;
-        Ok(self.install(|| modexp::modexp_batch(moduli, jobs, false)))
+        Ok(self.install(jobs.len(), || modexp::modexp_batch(moduli, jobs, false)))
     }
 
     fn modexp_vartime(
@@ -83,7 +84,7 @@ impl Backend for ScalarBackend {
         jobs: &[ModexpJob<'_>],
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         check_batch(jobs.len(), &[])?;
-        Ok(self.install(|| modexp::modexp_batch(moduli, jobs, true)))
+        Ok(self.install(jobs.len(), || modexp::modexp_batch(moduli, jobs, true)))
     }
 
     fn mul_base(
@@ -92,7 +93,7 @@ impl Backend for ScalarBackend {
         scalars: &[EcUint],
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         check_batch(scalars.len(), &[])?;
-        Ok(self.install(|| ecc::mul_base(curve, scalars)))
+        Ok(self.install(scalars.len(), || ecc::mul_base(curve, scalars)))
     }
 
     fn mul_point(
@@ -102,7 +103,7 @@ impl Backend for ScalarBackend {
         scalars: &[EcUint],
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         check_batch(scalars.len(), &[("points", points.len())])?;
-        Ok(self.install(|| ecc::mul_point(curve, points, scalars)))
+        Ok(self.install(scalars.len(), || ecc::mul_point(curve, points, scalars)))
     }
 
     fn mul_double_vartime(
@@ -113,6 +114,6 @@ impl Backend for ScalarBackend {
         points: &[AffinePoint],
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         check_batch(u1.len(), &[("u2", u2.len()), ("points", points.len())])?;
-        Ok(self.install(|| ecc::mul_double_vartime(curve, u1, u2, points)))
+        Ok(self.install(u1.len(), || ecc::mul_double_vartime(curve, u1, u2, points)))
     }
 }
