@@ -45,9 +45,9 @@ pub fn sign_digests(
 
 pub fn run(args: &SignArgs) -> Result<Outcome, Fatal> {
     let c = &args.common;
+    crate::set_threads(c.threads)?; // before anything can start rayon's global pool
     let signer = keys::load_private(&args.key)?.signer(c.scheme, c.hash, &args.key)?;
     let backend = crate::backend(&c.backend)?;
-    crate::set_threads(c.threads)?;
     let batch = c.batch as usize;
     let extra = format!("; {} on backend {}", signer.describe(), backend.name());
     match &args.lines {
@@ -76,9 +76,13 @@ fn sign_files(
             .map(|f| files::hash_file(signer.hash(), f))
             .collect::<Result<_, Fatal>>()?;
         let sigs = sign_digests(signer, backend, &digests)?;
+        let mut signed = 0u64;
         for (f, sig) in chunk.iter().zip(sigs) {
             match sig {
-                Ok(sig) => files::write_atomic(&files::sig_path(f), &sig, FileMode::Public, false)?,
+                Ok(sig) => {
+                    files::write_atomic(&files::sig_path(f), &sig, FileMode::Public, false)?;
+                    signed += 1;
+                }
                 Err(why) => {
                     eprintln!("{}: FAILED: {why}", f.display());
                     outcome.failed += 1;
@@ -86,7 +90,7 @@ fn sign_files(
             }
         }
         done += chunk.len() as u64;
-        progress.advance(chunk.len() as u64, done);
+        progress.advance(signed, done);
     }
     progress.finish("signed", extra);
     if outcome.failed > 0 {
