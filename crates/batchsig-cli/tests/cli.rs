@@ -722,3 +722,41 @@ fn keygen_pubkey_and_run_options() {
     let verify: Vec<&str> = cat(&[&["verify", "--key", &key, "--batch", "2"], &files]);
     batchsig(d, &verify).expect(0, "verify, batch 2");
 }
+
+/// The interop tests never pass silently: without `openssl` on the PATH they print a SKIPPED
+/// line, and under `CI=true` they fail. Runs this test binary again on one of them.
+#[test]
+fn missing_openssl_skips_loudly_and_fails_under_ci() {
+    let inner = |ci: bool| {
+        let mut c = Command::new(std::env::current_exe().unwrap());
+        c.args([
+            "--exact",
+            "openssl_verifies_what_batchsig_signs",
+            "--nocapture",
+        ])
+        .env("PATH", "/nonexistent")
+        .env_remove("BATCHSIG_REQUIRE_OPENSSL")
+        .env_remove("CI");
+        if ci {
+            c.env("CI", "true");
+        }
+        let o = c.output().unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (o.status.success(), text)
+    };
+    let (ok, text) = inner(false);
+    assert!(
+        ok && text.contains("SKIPPED openssl_verifies_what_batchsig_signs"),
+        "{text}"
+    );
+    assert!(text.contains("1 passed"), "{text}");
+    let (ok, text) = inner(true);
+    assert!(
+        !ok && text.contains("not installed (required under CI)"),
+        "{text}"
+    );
+}
