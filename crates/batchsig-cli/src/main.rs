@@ -103,8 +103,8 @@ pub struct Common {
     /// sha512].
     #[arg(long, value_enum)]
     pub hash: Option<HashArg>,
-    /// Backend by name: scalar, avx2, avx512, wgpu, auto [default: auto, each operation on
-    /// the fastest backend here].
+    /// Backend by name: scalar, avx2, avx512, wgpu, or auto (each operation on the fastest
+    /// backend here).
     #[arg(long, default_value = "auto")]
     pub backend: String,
     /// Worker threads (rayon) [default: one per CPU].

@@ -56,7 +56,7 @@ impl Progress {
         self.bar.set_message(format!("{} items", self.items));
     }
 
-    /// Clears the bar and prints `"{what} {items} items in {s} s ({rate} items/s){extra}"`.
+    /// Clears the bar and prints `"{what} {n} items in {s} s ({rate} items/s){extra}"`.
     pub fn finish(self, what: &str, extra: &str) {
         self.bar.finish_and_clear();
         let secs = self.start.elapsed().as_secs_f64();
@@ -65,8 +65,9 @@ impl Progress {
         } else {
             0.0
         };
+        let plural = if self.items == 1 { "" } else { "s" };
         eprintln!(
-            "{what} {} items in {secs:.3} s ({rate:.1} items/s){extra}",
+            "{what} {} item{plural} in {secs:.3} s ({rate:.1} items/s){extra}",
             self.items
         );
     }

@@ -318,6 +318,32 @@ fn batchsig_verifies_what_openssl_signs() {
         let (ok, out) = openssl(d, &["pkey", "-in", &k, "-pubout", "-out", &p]);
         assert!(ok, "pkey -pubout {name}: {out}");
     }
+    // The same keys in the other encodings openssl writes: PKCS#1 RSA, SEC 1 EC, DER.
+    let convert: [(&[&str], &str, &[u8]); 3] = [
+        (
+            &["rsa", "-in", "ossl-rsa.pem", "-traditional"],
+            "ossl-rsa-pkcs1.pem",
+            b"-----BEGIN RSA PRIVATE KEY-----",
+        ),
+        (
+            &["ec", "-in", "ossl-p256.pem"],
+            "ossl-p256-sec1.pem",
+            b"-----BEGIN EC PRIVATE KEY-----",
+        ),
+        (
+            &["pkey", "-in", "ossl-p384.pem", "-outform", "DER"],
+            "ossl-p384.der",
+            &[0x30],
+        ),
+    ];
+    for (args, out, start) in convert {
+        let (ok, text) = openssl(d, &cat(&[args, &["-out", out]]));
+        assert!(ok, "{args:?}: {text}");
+        assert!(
+            std::fs::read(d.join(out)).unwrap().starts_with(start),
+            "{out}"
+        );
+    }
     let pss_digest = [
         "-sigopt",
         "rsa_padding_mode:pss",
@@ -394,6 +420,27 @@ fn batchsig_verifies_what_openssl_signs() {
             "-sha384",
             vec![],
             vec!["--hash", "sha384"],
+        ),
+        (
+            "ossl-rsa-pkcs1.pem",
+            "ossl-rsa.pub.pem",
+            "-sha256",
+            vec![],
+            vec![],
+        ),
+        (
+            "ossl-p256-sec1.pem",
+            "ossl-p256.pub.pem",
+            "-sha256",
+            vec![],
+            vec![],
+        ),
+        (
+            "ossl-p384.der",
+            "ossl-p384.pub.pem",
+            "-sha384",
+            vec![],
+            vec![],
         ),
     ];
     for (k, p, hash, sigopts, opts) in cases {
