@@ -62,6 +62,10 @@ impl Staged {
 
     /// Flushes, optionally syncs to disk, sets the mode and renames over the destination.
     pub fn commit(self, sync: bool) -> Result<(), Fatal> {
+        self.finish(sync, true)
+    }
+
+    fn finish(self, sync: bool, replace: bool) -> Result<(), Fatal> {
         self.tmp.as_file().flush().map_err(|e| self.io_err(e))?;
         if sync {
             self.tmp.as_file().sync_all().map_err(|e| self.io_err(e))?;
@@ -75,9 +79,12 @@ impl Staged {
                 .map_err(|e| self.io_err(e))?;
         }
         let dest = self.dest.clone();
-        self.tmp
-            .persist(&dest)
-            .map_err(|e| Fatal(format!("cannot write {}: {}", dest.display(), e.error)))?;
+        let persisted = if replace {
+            self.tmp.persist(&dest)
+        } else {
+            self.tmp.persist_noclobber(&dest)
+        };
+        persisted.map_err(|e| Fatal(format!("cannot write {}: {}", dest.display(), e.error)))?;
         Ok(())
     }
 }
@@ -91,6 +98,13 @@ pub fn write_atomic(dest: &Path, data: &[u8], mode: FileMode, sync: bool) -> Res
     let mut s = Staged::new(dest, mode)?;
     s.writer().write_all(data).map_err(|e| s.io_err(e))?;
     s.commit(sync)
+}
+
+/// Writes `data` to `dest` (synced) unless `dest` exists, checked at the rename itself.
+pub fn write_new(dest: &Path, data: &[u8], mode: FileMode) -> Result<(), Fatal> {
+    let mut s = Staged::new(dest, mode)?;
+    s.writer().write_all(data).map_err(|e| s.io_err(e))?;
+    s.finish(true, false)
 }
 
 /// `FILE.sig`.

@@ -10,7 +10,7 @@ use batchsig::rsa::{RsaPadding, RsaPrivateKey, RsaPublicKey, RsaScheme};
 use batchsig::{Curve, HashAlg};
 use clap::ValueEnum;
 
-use crate::files::{write_atomic, FileMode};
+use crate::files::{write_atomic, write_new, FileMode};
 use crate::Fatal;
 
 /// `keygen --alg`.
@@ -357,9 +357,16 @@ pub fn keygen(alg: KeyAlg, out: &Path, pub_out: Option<&Path>, force: bool) -> R
         PrivateKey::Ecdsa(k) => k.to_pkcs8_pem(),
     }
     .map_err(|e| Fatal(format!("cannot encode the private key: {e}")))?;
-    write_atomic(out, pem.as_bytes(), FileMode::Secret, true)?;
+    let write = |p: &Path, data: &[u8], mode| {
+        if force {
+            write_atomic(p, data, mode, true)
+        } else {
+            write_new(p, data, mode)
+        }
+    };
+    write(out, pem.as_bytes(), FileMode::Secret)?;
     if let Some(p) = pub_out {
-        write_atomic(p, key.public().to_pem()?.as_bytes(), FileMode::Public, true)?;
+        write(p, key.public().to_pem()?.as_bytes(), FileMode::Public)?;
     }
     eprintln!(
         "wrote {} private key to {}{}",
