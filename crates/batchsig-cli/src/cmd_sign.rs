@@ -27,7 +27,7 @@ pub fn sign_digests(
 ) -> Result<Vec<Result<Vec<u8>, String>>, Fatal> {
     let refs: Vec<&[u8]> = digests.iter().map(Vec::as_slice).collect();
     let fail = |e: batchsig::Error| Fatal(format!("signing failed for the batch: {e}"));
-    Ok(match signer {
+    let sigs: Vec<Result<Vec<u8>, String>> = match signer {
         Signer::Rsa(k, scheme) => k
             .sign_digests_batch(backend, *scheme, &refs)
             .map_err(fail)?
@@ -40,7 +40,15 @@ pub fn sign_digests(
             .into_iter()
             .map(|r| r.map(|s| s.to_der()).map_err(|e| e.to_string()))
             .collect(),
-    })
+    };
+    if sigs.len() != digests.len() {
+        return Err(Fatal(format!(
+            "signing returned {} results for {} jobs",
+            sigs.len(),
+            digests.len()
+        )));
+    }
+    Ok(sigs)
 }
 
 pub fn run(args: &SignArgs) -> Result<Outcome, Fatal> {

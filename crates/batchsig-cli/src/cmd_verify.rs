@@ -44,11 +44,15 @@ pub fn verify_digests(
                     signature: s,
                 })
                 .collect();
-            Ok(batchsig::rsa::verify_batch(backend, *scheme, &jobs)
-                .map_err(fail)?
-                .into_iter()
-                .map(|r| r.map_err(|e| reason(&e)))
-                .collect())
+            let res = batchsig::rsa::verify_batch(backend, *scheme, &jobs).map_err(fail)?;
+            if res.len() != jobs.len() {
+                return Err(Fatal(format!(
+                    "verification returned {} results for {} jobs",
+                    res.len(),
+                    jobs.len()
+                )));
+            }
+            Ok(res.into_iter().map(|r| r.map_err(|e| reason(&e))).collect())
         }
         Verifier::Ecdsa(k, hash) => {
             // Signatures that do not parse fail here; the rest go to the backend.
