@@ -1,0 +1,395 @@
+//! Keys on disk and the scheme each key signs with. Private keys: PKCS#8 PEM written (as
+//! `openssl genpkey`), PKCS#8/PKCS#1/SEC 1, PEM or DER read; public keys: SPKI PEM written,
+//! SPKI or PKCS#1 read. The key type decides which options apply: `--scheme` is RSA only,
+//! `--hash` ECDSA only; the wrong one is an error, not silently ignored.
+
+use std::path::Path;
+
+use batchsig::ecdsa::{curve_hash, EcdsaPrivateKey, EcdsaPublicKey};
+use batchsig::rsa::{RsaPadding, RsaPrivateKey, RsaPublicKey, RsaScheme};
+use batchsig::{Curve, HashAlg};
+use clap::ValueEnum;
+
+use crate::files::{write_atomic, write_new, FileMode};
+use crate::Fatal;
+
+/// `keygen --alg`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum KeyAlg {
+    Rsa2048,
+    Rsa3072,
+    Rsa4096,
+    P256,
+    P384,
+    P521,
+}
+
+/// `--scheme` (RSA).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SchemeArg {
+    Pkcs1Sha256,
+    Pkcs1Sha384,
+    Pkcs1Sha512,
+    PssSha256,
+    PssSha384,
+    PssSha512,
+}
+
+impl SchemeArg {
+    fn scheme(self) -> RsaScheme {
+        match self {
+            SchemeArg::Pkcs1Sha256 => RsaScheme::pkcs1v15(HashAlg::Sha256),
+            SchemeArg::Pkcs1Sha384 => RsaScheme::pkcs1v15(HashAlg::Sha384),
+            SchemeArg::Pkcs1Sha512 => RsaScheme::pkcs1v15(HashAlg::Sha512),
+            SchemeArg::PssSha256 => RsaScheme::pss(HashAlg::Sha256),
+            SchemeArg::PssSha384 => RsaScheme::pss(HashAlg::Sha384),
+            SchemeArg::PssSha512 => RsaScheme::pss(HashAlg::Sha512),
+        }
+    }
+}
+
+/// `--hash` (ECDSA).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum HashArg {
+    Sha256,
+    Sha384,
+    Sha512,
+}
+
+impl HashArg {
+    fn alg(self) -> HashAlg {
+        match self {
+            HashArg::Sha256 => HashAlg::Sha256,
+            HashArg::Sha384 => HashAlg::Sha384,
+            HashArg::Sha512 => HashAlg::Sha512,
+        }
+    }
+}
+
+pub enum PrivateKey {
+    Rsa(RsaPrivateKey),
+    Ecdsa(EcdsaPrivateKey),
+}
+
+pub enum PublicKey {
+    Rsa(RsaPublicKey),
+    Ecdsa(EcdsaPublicKey),
+}
+
+impl core::fmt::Debug for PrivateKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "PrivateKey({})", self.public().describe())
+    }
+}
+
+impl core::fmt::Debug for PublicKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "PublicKey({})", self.describe())
+    }
+}
+
+fn curve_name(c: Curve) -> &'static str {
+    match c {
+        Curve::P256 => "P-256",
+        Curve::P384 => "P-384",
+        Curve::P521 => "P-521",
+    }
+}
+
+/// A private key with the scheme it signs with.
+#[derive(Debug)]
+pub enum Signer {
+    Rsa(RsaPrivateKey, RsaScheme),
+    Ecdsa(EcdsaPrivateKey, HashAlg),
+}
+
+/// A public key with the scheme it verifies.
+#[derive(Debug)]
+pub enum Verifier {
+    Rsa(RsaPublicKey, RsaScheme),
+    Ecdsa(EcdsaPublicKey, HashAlg),
+}
+
+/// `--scheme` / `--hash` for an RSA key: `--hash` does not apply.
+fn rsa_scheme(
+    scheme: Option<SchemeArg>,
+    hash: Option<HashArg>,
+    path: &Path,
+    bits: usize,
+) -> Result<RsaScheme, Fatal> {
+    if let Some(h) = hash {
+        let h = h.to_possible_value().map(|v| v.get_name().to_string());
+        return Err(format!(
+            "--hash is for ECDSA keys, but {} is an RSA-{bits} key; an RSA key takes its hash \
+             from --scheme (e.g. --scheme pkcs1-{})",
+            path.display(),
+            h.unwrap_or_default()
+        )
+        .into());
+    }
+    Ok(scheme.unwrap_or(SchemeArg::Pkcs1Sha256).scheme())
+}
+
+/// `--scheme` / `--hash` for an ECDSA key: `--scheme` does not apply.
+fn ecdsa_hash(
+    scheme: Option<SchemeArg>,
+    hash: Option<HashArg>,
+    path: &Path,
+    curve: Curve,
+) -> Result<HashAlg, Fatal> {
+    if let Some(s) = scheme {
+        let s = s.to_possible_value().map(|v| v.get_name().to_string());
+        return Err(format!(
+            "--scheme {} is for RSA keys, but {} is a {} ECDSA key; choose the ECDSA hash with \
+             --hash",
+            s.unwrap_or_default(),
+            path.display(),
+            curve_name(curve)
+        )
+        .into());
+    }
+    Ok(hash.map_or(curve_hash(curve), HashArg::alg))
+}
+
+fn scheme_name(s: RsaScheme) -> String {
+    match s.padding {
+        RsaPadding::Pkcs1v15 => format!("RSASSA-PKCS1-v1_5/{}", s.hash.name()),
+        RsaPadding::Pss { .. } => format!(
+            "RSASSA-PSS/{} (salt {} bytes when signing)",
+            s.hash.name(),
+            s.hash.output_len()
+        ),
+    }
+}
+
+impl Signer {
+    /// The hash messages go through.
+    pub fn hash(&self) -> HashAlg {
+        match self {
+            Signer::Rsa(_, s) => s.hash,
+            Signer::Ecdsa(_, h) => *h,
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Signer::Rsa(k, s) => format!("RSA-{} {}", k.bits(), scheme_name(*s)),
+            Signer::Ecdsa(k, h) => format!("{} ECDSA/{}", curve_name(k.curve()), h.name()),
+        }
+    }
+}
+
+impl Verifier {
+    /// The hash messages go through.
+    pub fn hash(&self) -> HashAlg {
+        match self {
+            Verifier::Rsa(_, s) => s.hash,
+            Verifier::Ecdsa(_, h) => *h,
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Verifier::Rsa(k, s) => format!("RSA-{} {}", k.bits(), scheme_name(*s)),
+            Verifier::Ecdsa(k, h) => format!("{} ECDSA/{}", curve_name(k.curve()), h.name()),
+        }
+    }
+}
+
+impl PrivateKey {
+    /// This key with the scheme from `--scheme` / `--hash`, which must fit it.
+    pub fn signer(
+        self,
+        scheme: Option<SchemeArg>,
+        hash: Option<HashArg>,
+        path: &Path,
+    ) -> Result<Signer, Fatal> {
+        Ok(match self {
+            PrivateKey::Rsa(k) => {
+                let s = rsa_scheme(scheme, hash, path, k.bits())?;
+                Signer::Rsa(k, s)
+            }
+            PrivateKey::Ecdsa(k) => {
+                let h = ecdsa_hash(scheme, hash, path, k.curve())?;
+                Signer::Ecdsa(k, h)
+            }
+        })
+    }
+
+    pub fn public(&self) -> PublicKey {
+        match self {
+            PrivateKey::Rsa(k) => PublicKey::Rsa(k.public_key().clone()),
+            PrivateKey::Ecdsa(k) => PublicKey::Ecdsa(*k.public_key()),
+        }
+    }
+}
+
+impl PublicKey {
+    /// This key with the scheme from `--scheme` / `--hash`, which must fit it.
+    pub fn verifier(
+        self,
+        scheme: Option<SchemeArg>,
+        hash: Option<HashArg>,
+        path: &Path,
+    ) -> Result<Verifier, Fatal> {
+        Ok(match self {
+            PublicKey::Rsa(k) => {
+                let s = rsa_scheme(scheme, hash, path, k.bits())?;
+                Verifier::Rsa(k, s)
+            }
+            PublicKey::Ecdsa(k) => {
+                let h = ecdsa_hash(scheme, hash, path, k.curve())?;
+                Verifier::Ecdsa(k, h)
+            }
+        })
+    }
+
+    /// `RSA-2048`, `P-256 ECDSA`, … for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            PublicKey::Rsa(k) => format!("RSA-{}", k.bits()),
+            PublicKey::Ecdsa(k) => format!("{} ECDSA", curve_name(k.curve())),
+        }
+    }
+
+    pub fn to_pem(&self) -> Result<String, Fatal> {
+        match self {
+            PublicKey::Rsa(k) => k.to_public_key_pem(),
+            PublicKey::Ecdsa(k) => k.to_public_key_pem(),
+        }
+        .map_err(|e| Fatal(format!("cannot encode the public key: {e}")))
+    }
+}
+
+fn read_key_file(path: &Path) -> Result<Vec<u8>, Fatal> {
+    std::fs::read(path).map_err(|e| Fatal(format!("cannot read key {}: {e}", path.display())))
+}
+
+/// A private key of either type from `path`.
+pub fn load_private(path: &Path) -> Result<PrivateKey, Fatal> {
+    let bytes = read_key_file(path)?;
+    let rsa = match RsaPrivateKey::from_pem_or_der(&bytes) {
+        Ok(k) => return Ok(PrivateKey::Rsa(k)),
+        Err(e) => e,
+    };
+    let ec = match EcdsaPrivateKey::from_pem_or_der(&bytes) {
+        Ok(k) => return Ok(PrivateKey::Ecdsa(k)),
+        Err(e) => e,
+    };
+    if parse_public(&bytes).is_some() {
+        return Err(format!(
+            "{} is a public key; signing needs the private key",
+            path.display()
+        )
+        .into());
+    }
+    Err(format!(
+        "{} is not a usable RSA or EC private key (as RSA: {rsa}; as EC: {ec})",
+        path.display()
+    )
+    .into())
+}
+
+fn parse_public(bytes: &[u8]) -> Option<PublicKey> {
+    if let Ok(k) = RsaPublicKey::from_pem_or_der(bytes) {
+        return Some(PublicKey::Rsa(k));
+    }
+    EcdsaPublicKey::from_pem_or_der(bytes)
+        .ok()
+        .map(PublicKey::Ecdsa)
+}
+
+/// A public key of either type from `path`; a private key file gives its public key.
+pub fn load_public(path: &Path) -> Result<PublicKey, Fatal> {
+    let bytes = read_key_file(path)?;
+    let rsa = match RsaPublicKey::from_pem_or_der(&bytes) {
+        Ok(k) => return Ok(PublicKey::Rsa(k)),
+        Err(e) => e,
+    };
+    let ec = match EcdsaPublicKey::from_pem_or_der(&bytes) {
+        Ok(k) => return Ok(PublicKey::Ecdsa(k)),
+        Err(e) => e,
+    };
+    if let Ok(k) = RsaPrivateKey::from_pem_or_der(&bytes) {
+        return Ok(PrivateKey::Rsa(k).public());
+    }
+    if let Ok(k) = EcdsaPrivateKey::from_pem_or_der(&bytes) {
+        return Ok(PrivateKey::Ecdsa(k).public());
+    }
+    Err(format!(
+        "{} is not a usable RSA or EC key (as RSA public key: {rsa}; as EC public key: {ec})",
+        path.display()
+    )
+    .into())
+}
+
+/// `batchsig keygen`.
+pub fn keygen(alg: KeyAlg, out: &Path, pub_out: Option<&Path>, force: bool) -> Result<(), Fatal> {
+    if !force {
+        for p in std::iter::once(out).chain(pub_out) {
+            if p.exists() {
+                return Err(format!("{} exists; pass --force to replace it", p.display()).into());
+            }
+        }
+    }
+    let mut rng = rand_core::OsRng;
+    let err = |e: batchsig::Error| Fatal(format!("key generation failed: {e}"));
+    let key = match alg {
+        KeyAlg::Rsa2048 | KeyAlg::Rsa3072 | KeyAlg::Rsa4096 => {
+            let bits = match alg {
+                KeyAlg::Rsa2048 => 2048,
+                KeyAlg::Rsa3072 => 3072,
+                _ => 4096,
+            };
+            PrivateKey::Rsa(RsaPrivateKey::generate(&mut rng, bits).map_err(err)?)
+        }
+        KeyAlg::P256 | KeyAlg::P384 | KeyAlg::P521 => {
+            let curve = match alg {
+                KeyAlg::P256 => Curve::P256,
+                KeyAlg::P384 => Curve::P384,
+                _ => Curve::P521,
+            };
+            PrivateKey::Ecdsa(EcdsaPrivateKey::generate(curve, &mut rng).map_err(err)?)
+        }
+    };
+    let pem = match &key {
+        PrivateKey::Rsa(k) => k.to_pkcs8_pem(),
+        PrivateKey::Ecdsa(k) => k.to_pkcs8_pem(),
+    }
+    .map_err(|e| Fatal(format!("cannot encode the private key: {e}")))?;
+    let write = |p: &Path, data: &[u8], mode| {
+        if force {
+            write_atomic(p, data, mode, true)
+        } else {
+            write_new(p, data, mode)
+        }
+    };
+    write(out, pem.as_bytes(), FileMode::Secret)?;
+    if let Some(p) = pub_out {
+        write(p, key.public().to_pem()?.as_bytes(), FileMode::Public)?;
+    }
+    eprintln!(
+        "wrote {} private key to {}{}",
+        key.public().describe(),
+        out.display(),
+        pub_out.map_or(String::new(), |p| format!(
+            ", public key to {}",
+            p.display()
+        ))
+    );
+    Ok(())
+}
+
+/// `batchsig pubkey`.
+pub fn pubkey(key: &Path, out: Option<&Path>) -> Result<(), Fatal> {
+    let pem = load_public(key)?.to_pem()?;
+    match out {
+        Some(p) => write_atomic(p, pem.as_bytes(), FileMode::Public, true),
+        None => {
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(pem.as_bytes())
+                .map_err(|e| Fatal(format!("cannot write to stdout: {e}")))
+        }
+    }
+}
