@@ -2,7 +2,8 @@
 //! setup: `cargo run --release -p batchsig --no-default-features --features test-keys
 //! --example small_batch -- [backend] [sizes] [seconds] [ops]`
 //! (backend: a registry name, default `auto`; sizes: comma-separated, default `1,2,4,16,64,1024`;
-//! ops: comma-separated from `rsa2048-sign,rsa2048-verify,p256-sign,p256-verify`).
+//! ops: comma-separated from `rsa2048-sign,rsa2048-verify,p256-sign,p256-verify`; a negative
+//! `seconds` runs that many batches exactly, after one warm-up batch, for callgrind).
 //! The figure that counts is `batch-speed --threads 1 --sweep`; this one needs no wgpu build.
 use std::time::Instant;
 
@@ -14,7 +15,8 @@ fn rate(secs: f64, batch: usize, mut f: impl FnMut()) -> f64 {
     f(); // warm-up (tables, lazily built state)
     let t = Instant::now();
     let mut n = 0usize;
-    while n == 0 || t.elapsed().as_secs_f64() < secs {
+    // A negative `secs` asks for that many batches exactly (for callgrind).
+    while n == 0 || (secs >= 0.0 && t.elapsed().as_secs_f64() < secs) || (n as f64) < -secs * batch as f64 {
         f();
         n += batch;
     }
