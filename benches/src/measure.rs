@@ -137,6 +137,11 @@ impl VerifyBatch {
         self.msgs.is_empty()
     }
 
+    /// Messages, keys (one per job, or one for all) and signatures, in job order.
+    pub fn parts(&self) -> (&[Vec<u8>], &JobKeys, &Signatures) {
+        (&self.msgs, &self.keys, &self.sigs)
+    }
+
     /// The keys, as the report states them.
     pub fn keys(&self) -> &KeyInfo {
         &self.info
@@ -248,6 +253,13 @@ impl VerifyBatch {
     }
 }
 
+/// The fixed private key of a [`Workload`], for libraries that load it themselves (peers).
+#[derive(Clone, Copy, Debug)]
+pub enum KeyRef<'a> {
+    Rsa(&'a RsaPrivateKey),
+    Ecdsa(&'a EcdsaPrivateKey),
+}
+
 /// The fixed key of one algorithm and the messages `i = 0, 1, …` it signs.
 pub struct Workload {
     pub alg: Alg,
@@ -287,6 +299,14 @@ impl Workload {
             Alg::Ecdsa(c) => Key::Ecdsa(test_keys::ecdsa(c)),
         };
         Self { alg, key }
+    }
+
+    /// The fixed private key.
+    pub fn key(&self) -> KeyRef<'_> {
+        match &self.key {
+            Key::Rsa(k) => KeyRef::Rsa(k),
+            Key::Ecdsa(k) => KeyRef::Ecdsa(k),
+        }
     }
 
     /// Signs `msgs` on `backend`; every job must succeed.
