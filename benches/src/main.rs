@@ -411,8 +411,12 @@ fn run(args: Args) -> Result<bool, String> {
     let pb = progress(cells);
     for &alg in &algs {
         let work = Workload::new(alg);
-        let wants_pool = live.iter().any(|b| not_implemented(b.as_ref(), alg).is_none())
-            || live_peers.iter().any(|p| p.lacks(alg, Op::Verify).is_none());
+        let wants_pool = live
+            .iter()
+            .any(|b| not_implemented(b.as_ref(), alg).is_none())
+            || live_peers
+                .iter()
+                .any(|p| p.lacks(alg, Op::Verify).is_none());
         let key_pool = if wants_pool {
             make_pool(alg, &reference, pool_jobs, key_cache.as_deref(), &pb, &pool)
         } else {
@@ -430,7 +434,8 @@ fn run(args: Args) -> Result<bool, String> {
             for b in &live {
                 if let Some(why) = not_implemented(b.as_ref(), alg) {
                     for op in Op::ALL {
-                        cell_runs(&mut acc, b.name(), "backend", op).not_measured = Some(why.clone());
+                        cell_runs(&mut acc, b.name(), "backend", op).not_measured =
+                            Some(why.clone());
                         pb.inc(1);
                     }
                     continue;
@@ -449,7 +454,14 @@ fn run(args: Args) -> Result<bool, String> {
                     )
                 });
                 for op in Op::ALL {
-                    add_cell(&mut acc, (b.name(), "backend"), op, &cells, &key_pool, args.batch);
+                    add_cell(
+                        &mut acc,
+                        (b.name(), "backend"),
+                        op,
+                        &cells,
+                        &key_pool,
+                        args.batch,
+                    );
                 }
             }
             for &p in &live_peers {
@@ -468,8 +480,17 @@ fn run(args: Args) -> Result<bool, String> {
                 });
                 for op in Op::ALL {
                     match p.lacks(alg, op) {
-                        Some(why) => cell_runs(&mut acc, p.name(), "peer", op).not_measured = Some(why),
-                        None => add_cell(&mut acc, (p.name(), "peer"), op, &cells, &key_pool, args.batch),
+                        Some(why) => {
+                            cell_runs(&mut acc, p.name(), "peer", op).not_measured = Some(why)
+                        }
+                        None => add_cell(
+                            &mut acc,
+                            (p.name(), "peer"),
+                            op,
+                            &cells,
+                            &key_pool,
+                            args.batch,
+                        ),
                     }
                 }
             }

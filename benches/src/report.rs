@@ -149,7 +149,8 @@ impl Report {
 
     /// OpenSSL's figure for `alg`/`op`, from any record carrying it.
     fn openssl_rate(&self, alg: Alg, op: Op) -> Option<f64> {
-        self.openssl_record(alg, op).and_then(|r| r.openssl_ops_per_sec)
+        self.openssl_record(alg, op)
+            .and_then(|r| r.openssl_ops_per_sec)
     }
 
     fn openssl_record(&self, alg: Alg, op: Op) -> Option<&Record> {
@@ -351,7 +352,10 @@ pub fn backend_table(r: &Report, b: &BackendInfo, algs: &[Alg]) -> String {
             SPREAD_MARK * 100.0
         );
     }
-    if r.results.iter().any(|x| x.backend == b.name && x.not_measured.is_some()) {
+    if r.results
+        .iter()
+        .any(|x| x.backend == b.name && x.not_measured.is_some())
+    {
         let _ = writeln!(s, "  —: not measured (the notes say why)");
     }
     for n in notes {
@@ -370,11 +374,23 @@ pub fn libraries_table(r: &Report, libs: &[&BackendInfo], algs: &[Alg]) -> Strin
     let _ = writeln!(
         s,
         "\nevery library, sign / verify (distinct keys){}:",
-        if ratios { " as ratios to OpenSSL in this run" } else { ", ops/s" }
+        if ratios {
+            " as ratios to OpenSSL in this run"
+        } else {
+            ", ops/s"
+        }
     );
     let _ = write!(s, "{:<26}", "");
     for b in libs {
-        let _ = write!(s, " {:>17}", format!("{} ({})", b.name, if b.kind == "peer" { "peer" } else { "ours" }));
+        let _ = write!(
+            s,
+            " {:>17}",
+            format!(
+                "{} ({})",
+                b.name,
+                if b.kind == "peer" { "peer" } else { "ours" }
+            )
+        );
     }
     let _ = writeln!(s);
     let one = |rec: Option<&Record>| match rec {
@@ -422,8 +438,19 @@ pub fn equal_security(r: &Report, backend: Option<&str>) -> String {
         Some(b) => r.rate(b, alg, op),
         None => r.openssl_rate(alg, op),
     };
+    // What the library lacks (a peer without RSA-7680 signing, say) cannot be compared.
+    let lacks = |alg: Alg| {
+        let b = backend?;
+        Op::ALL[..2]
+            .iter()
+            .find_map(|&op| r.find(b, alg, op)?.not_measured.as_ref())
+    };
     let mut s = String::new();
     for (level, rsa, ec) in EQUAL_SECURITY {
+        if let Some(why) = std::iter::once(rsa).chain(ec).find_map(lacks) {
+            let _ = writeln!(s, "  at {level}-bit: not compared: {why}");
+            continue;
+        }
         let line = match ec {
             None => match (rate(rsa, Op::Sign), rate(rsa, Op::Verify)) {
                 (Some(sg), Some(v)) => format!(
@@ -592,6 +619,20 @@ mod tests {
             "{s}"
         );
         assert!(!s.contains("112-bit"), "{s}");
+        // A library that lacks one side of a level says so instead of asking to measure it.
+        let mut gone = rec("ring", Alg::Ecdsa(Curve::P384), Op::Sign, 1.0, None);
+        gone.ops_per_sec = None;
+        gone.not_measured = Some("ring has no P-384 today".into());
+        let r2 = report(vec![
+            gone,
+            rec("ring", Alg::Rsa(7680), Op::Sign, 10.0, None),
+            rec("ring", Alg::Rsa(7680), Op::Verify, 10.0, None),
+        ]);
+        let g = equal_security(&r2, Some("ring"));
+        assert!(
+            g.contains("at 192-bit: not compared: ring has no P-384 today"),
+            "{g}"
+        );
         let o = equal_security(&r, None);
         assert!(
             o.contains("signs 28× and verifies 0.10× as fast as RSA-3072"),
@@ -694,7 +735,10 @@ mod tests {
         };
         let t = libraries_table(&r, &[&ours, &ring], &[p521]);
         assert!(t.contains("as ratios to OpenSSL"), "{t}");
-        assert!(t.contains("scalar (ours)") && t.contains("ring (peer)"), "{t}");
+        assert!(
+            t.contains("scalar (ours)") && t.contains("ring (peer)"),
+            "{t}"
+        );
         let row = t.lines().find(|l| l.starts_with("521 bits")).unwrap();
         assert!(row.contains("2.50 / ~3.00"), "{t}");
         assert!(row.contains("— / n/a"), "{t}");
@@ -737,7 +781,14 @@ mod tests {
         let rec = &v["results"][0];
         assert_eq!(rec["kind"], "peer");
         assert_eq!(rec["runs"], serde_json::json!([10.0, 30.0, 20.0]));
-        assert_eq!((rec["median"].as_f64(), rec["min"].as_f64(), rec["max"].as_f64()), (Some(20.0), Some(10.0), Some(30.0)));
+        assert_eq!(
+            (
+                rec["median"].as_f64(),
+                rec["min"].as_f64(),
+                rec["max"].as_f64()
+            ),
+            (Some(20.0), Some(10.0), Some(30.0))
+        );
         assert_eq!(rec["spread"], 1.0);
         assert_eq!(rec["openssl_runs"], serde_json::json!([10.0, 10.0, 10.0]));
         assert_eq!(v["config"]["repeat"], 1);

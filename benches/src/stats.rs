@@ -80,14 +80,21 @@ mod tests {
         assert_eq!(median(&[7.0]), Some(7.0));
         assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
-        assert_eq!(median(&[10.0, 10.0, 1000.0]), Some(10.0), "an outlier does not move it");
+        assert_eq!(
+            median(&[10.0, 10.0, 1000.0]),
+            Some(10.0),
+            "an outlier does not move it"
+        );
     }
 
     #[test]
     fn runs_summarise_and_mark_spread() {
         let r = Runs::new(vec![100.0, 110.0, 90.0]);
         assert_eq!(r.runs, [100.0, 110.0, 90.0], "kept in run order");
-        assert_eq!((r.median, r.min, r.max), (Some(100.0), Some(90.0), Some(110.0)));
+        assert_eq!(
+            (r.median, r.min, r.max),
+            (Some(100.0), Some(90.0), Some(110.0))
+        );
         assert!((r.spread.unwrap() - 0.2).abs() < 1e-12);
         assert!(r.is_spread(), "20 % > 15 %");
         let tight = Runs::new(vec![100.0, 107.0]);
@@ -99,7 +106,10 @@ mod tests {
         assert!(!Runs::new(vec![100.0]).is_spread());
         assert_eq!(Runs::new(vec![100.0]).spread, Some(0.0));
         let none = Runs::new(vec![]);
-        assert_eq!((none.median, none.min, none.max, none.spread), (None, None, None, None));
+        assert_eq!(
+            (none.median, none.min, none.max, none.spread),
+            (None, None, None, None)
+        );
         assert!(!none.is_spread());
     }
 
@@ -107,9 +117,15 @@ mod tests {
     fn ratio_is_the_median_of_per_run_ratios() {
         // Per-run ratios 1.0, 3.0, 0.5: median 1.0 (the ratio of the medians, 200 / 100,
         // would say 2.0).
-        assert_eq!(ratio_median(&[100.0, 300.0, 200.0], &[100.0, 100.0, 400.0]), Some(1.0));
+        assert_eq!(
+            ratio_median(&[100.0, 300.0, 200.0], &[100.0, 100.0, 400.0]),
+            Some(1.0)
+        );
         // Paired by run: load that slows both sides of one run leaves the ratio alone.
-        assert_eq!(ratio_median(&[200.0, 100.0, 50.0], &[100.0, 50.0, 25.0]), Some(2.0));
+        assert_eq!(
+            ratio_median(&[200.0, 100.0, 50.0], &[100.0, 50.0, 25.0]),
+            Some(2.0)
+        );
         assert_eq!(ratio_median(&[300.0, 100.0], &[100.0, 100.0]), Some(2.0));
         assert_eq!(ratio_median(&[1.0, 2.0], &[1.0]), None, "runs must pair up");
         assert_eq!(ratio_median(&[], &[]), None);

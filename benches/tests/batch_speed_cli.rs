@@ -251,9 +251,28 @@ fn peers_and_repeated_runs() {
     let json = dir.path().join("peers.json");
     let openssl = openssl_here();
     let out = batch_speed()
-        .args(["--seconds", "0.2", "--repeat", "2", "--algs", "rsa2048,ecdsap256"])
-        .args(["--peers", "rustcrypto", "--backends", "scalar", "--batch", "16"])
-        .args(["--threads", "2", "--openssl", if openssl { "auto" } else { "off" }])
+        .args([
+            "--seconds",
+            "0.2",
+            "--repeat",
+            "2",
+            "--algs",
+            "rsa2048,ecdsap256",
+        ])
+        .args([
+            "--peers",
+            "rustcrypto",
+            "--backends",
+            "scalar",
+            "--batch",
+            "16",
+        ])
+        .args([
+            "--threads",
+            "2",
+            "--openssl",
+            if openssl { "auto" } else { "off" },
+        ])
         .arg("--json")
         .arg(&json)
         .output()
@@ -264,8 +283,14 @@ fn peers_and_repeated_runs() {
         "stdout:\n{stdout}\nstderr:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("\nrustcrypto — RustCrypto rsa 0.9"), "{stdout}");
-    assert!(stdout.contains("rustcrypto's key objects: a VerifyingKey object per job"), "{stdout}");
+    assert!(
+        stdout.contains("\nrustcrypto — RustCrypto rsa 0.9"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("rustcrypto's key objects: a VerifyingKey object per job"),
+        "{stdout}"
+    );
     assert!(stdout.contains("the median of 2 runs"), "{stdout}");
 
     let v: serde_json::Value =
@@ -275,7 +300,11 @@ fn peers_and_repeated_runs() {
     assert_eq!(v["peers"][0]["kind"], "peer");
     assert_eq!(v["backends"][0]["kind"], "backend");
     let results = v["results"].as_array().unwrap();
-    assert_eq!(results.len(), 12, "(scalar, rustcrypto) × 2 algorithms × 3 operations");
+    assert_eq!(
+        results.len(),
+        12,
+        "(scalar, rustcrypto) × 2 algorithms × 3 operations"
+    );
     for (backend, kind) in [("scalar", "backend"), ("rustcrypto", "peer")] {
         let rows: Vec<&serde_json::Value> =
             results.iter().filter(|r| r["backend"] == backend).collect();
@@ -299,7 +328,10 @@ fn peers_and_repeated_runs() {
             assert!(min <= median && median <= max, "{r}");
             assert_eq!(min, runs[0].min(runs[1]), "{r}");
             assert_eq!(max, runs[0].max(runs[1]), "{r}");
-            assert!((median - (runs[0] + runs[1]) / 2.0).abs() <= 1e-9 * median, "{r}");
+            assert!(
+                (median - (runs[0] + runs[1]) / 2.0).abs() <= 1e-9 * median,
+                "{r}"
+            );
             assert_eq!(r["ops_per_sec"].as_f64().unwrap(), median, "{r}");
             let spread = r["spread"].as_f64().unwrap();
             assert!((spread - (max - min) / median).abs() < 1e-9, "{r}");
@@ -337,12 +369,24 @@ fn peers_all() {
         .unwrap();
     let out = batch_speed()
         .args(["--peers", "all", "--backends", "scalar", "--openssl", "off"])
-        .args(["--algs", "ecdsap256,ecdsap521", "--batch", "4", "--seconds", "0.02", "--json"])
+        .args([
+            "--algs",
+            "ecdsap256,ecdsap521",
+            "--batch",
+            "4",
+            "--seconds",
+            "0.02",
+            "--json",
+        ])
         .arg(&json)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("\nrustcrypto — "), "{stdout}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -358,11 +402,22 @@ fn peers_all() {
     for alg in ["ecdsap256", "ecdsap521"] {
         let r = rows("rustcrypto", alg);
         assert_eq!(r.len(), 3, "{alg}");
-        assert!(r.iter().all(|r| r["ops_per_sec"].as_f64().unwrap() > 0.0), "{r:?}");
+        assert!(
+            r.iter().all(|r| r["ops_per_sec"].as_f64().unwrap() > 0.0),
+            "{r:?}"
+        );
     }
     if cfg!(feature = "peers") {
-        assert!(named.status.success(), "{}", String::from_utf8_lossy(&named.stderr));
-        for (peer, alg) in [("ring", "ecdsap256"), ("aws-lc-rs", "ecdsap256"), ("aws-lc-rs", "ecdsap521")] {
+        assert!(
+            named.status.success(),
+            "{}",
+            String::from_utf8_lossy(&named.stderr)
+        );
+        for (peer, alg) in [
+            ("ring", "ecdsap256"),
+            ("aws-lc-rs", "ecdsap256"),
+            ("aws-lc-rs", "ecdsap521"),
+        ] {
             let r = rows(peer, alg);
             assert_eq!(r.len(), 3, "{peer} {alg}");
             for r in r {
@@ -382,7 +437,10 @@ fn peers_all() {
         let err = String::from_utf8_lossy(&named.stderr);
         assert!(err.contains("--features peers"), "{err}");
         assert!(stdout.contains("ring: n/a (not in this build"), "{stdout}");
-        assert!(stdout.contains("aws-lc-rs: n/a (not in this build"), "{stdout}");
+        assert!(
+            stdout.contains("aws-lc-rs: n/a (not in this build"),
+            "{stdout}"
+        );
         assert!(rows("ring", "ecdsap256").is_empty());
     }
 }

@@ -10,7 +10,7 @@
 use aws_lc_rs::rand::SystemRandom;
 use aws_lc_rs::signature::{self as sig, EcdsaKeyPair, ParsedPublicKey, RsaKeyPair};
 
-use super::{SignKey, Signer, VerifyKey, Verifier};
+use super::{SignKey, Signer, Verifier, VerifyKey};
 use crate::alg::Alg;
 use crate::measure::Op;
 use batch_core::Curve;
@@ -29,9 +29,7 @@ pub const VERIFY_KEYS: &str =
 
 pub fn lacks(alg: Alg, _op: Op) -> Option<String> {
     match alg {
-        Alg::Rsa(bits) if bits > 8192 => {
-            Some("aws-lc-rs takes RSA keys of 2048–8192 bits".into())
-        }
+        Alg::Rsa(bits) if bits > 8192 => Some("aws-lc-rs takes RSA keys of 2048–8192 bits".into()),
         _ => None,
     }
 }
@@ -69,11 +67,23 @@ impl Verifier for ParsedVerifier {
 
 fn ecdsa_algs(
     curve: Curve,
-) -> (&'static sig::EcdsaSigningAlgorithm, &'static sig::EcdsaVerificationAlgorithm) {
+) -> (
+    &'static sig::EcdsaSigningAlgorithm,
+    &'static sig::EcdsaVerificationAlgorithm,
+) {
     match curve {
-        Curve::P256 => (&sig::ECDSA_P256_SHA256_FIXED_SIGNING, &sig::ECDSA_P256_SHA256_FIXED),
-        Curve::P384 => (&sig::ECDSA_P384_SHA384_FIXED_SIGNING, &sig::ECDSA_P384_SHA384_FIXED),
-        Curve::P521 => (&sig::ECDSA_P521_SHA512_FIXED_SIGNING, &sig::ECDSA_P521_SHA512_FIXED),
+        Curve::P256 => (
+            &sig::ECDSA_P256_SHA256_FIXED_SIGNING,
+            &sig::ECDSA_P256_SHA256_FIXED,
+        ),
+        Curve::P384 => (
+            &sig::ECDSA_P384_SHA384_FIXED_SIGNING,
+            &sig::ECDSA_P384_SHA384_FIXED,
+        ),
+        Curve::P521 => (
+            &sig::ECDSA_P521_SHA512_FIXED_SIGNING,
+            &sig::ECDSA_P521_SHA512_FIXED,
+        ),
     }
 }
 

@@ -35,15 +35,26 @@ mod rustcrypto;
 /// uncompressed point. (Only the fixed test keys go through here.)
 #[derive(Clone, Debug)]
 pub enum SignKey {
-    Rsa { bits: usize, pkcs1_der: Vec<u8> },
-    Ecdsa { curve: Curve, scalar: Vec<u8>, point: Vec<u8> },
+    Rsa {
+        bits: usize,
+        pkcs1_der: Vec<u8>,
+    },
+    Ecdsa {
+        curve: Curve,
+        scalar: Vec<u8>,
+        point: Vec<u8>,
+    },
 }
 
 /// A public key in the forms the peers load.
 #[derive(Clone, Debug)]
 pub enum VerifyKey {
     /// Big-endian modulus and exponent, and the PKCS#1 `RSAPublicKey` DER.
-    Rsa { n: Vec<u8>, e: Vec<u8>, pkcs1_der: Vec<u8> },
+    Rsa {
+        n: Vec<u8>,
+        e: Vec<u8>,
+        pkcs1_der: Vec<u8>,
+    },
     /// SEC 1 uncompressed point.
     Ecdsa { curve: Curve, point: Vec<u8> },
 }
@@ -283,7 +294,11 @@ impl PeerBatch {
 /// Times `batch` with the verifiers `make` loads until `secs` have passed (keys loaded
 /// before timing); every genuine signature must verify, and a tampered one
 /// (`batch.tampered()`) must be rejected.
-fn time_verify(make: MakeVerifier<'_>, batch: &VerifyBatch, secs: f64) -> Result<CellResult, String> {
+fn time_verify(
+    make: MakeVerifier<'_>,
+    batch: &VerifyBatch,
+    secs: f64,
+) -> Result<CellResult, String> {
     let b = PeerBatch::new(make, batch)?;
     let r = time_batches(b.len(), secs, || b.check_all_verify())?;
     match PeerBatch::new(make, &batch.tampered())?.verify()[..] {
@@ -367,7 +382,11 @@ pub fn run_alg(
                 let start = Instant::now();
                 probe.verify();
                 let rate = probe_n as f64 / start.elapsed().as_secs_f64().max(1e-9);
-                time_verify(&make, &pool.batch(plan_batch(batch, rate, secs, probe_n)), secs)
+                time_verify(
+                    &make,
+                    &pool.batch(plan_batch(batch, rate, secs, probe_n)),
+                    secs,
+                )
             })
         }
     };
@@ -389,7 +408,11 @@ pub fn run_alg(
             };
             made.and_then(|(msgs, sigs)| {
                 let vmsgs: Vec<Vec<u8>> = (0..batch).map(|i| message(i % msgs.len())).collect();
-                time_verify(&make, &work.one_key_batch(&vmsgs, &sigs.cycle_to(batch)), secs)
+                time_verify(
+                    &make,
+                    &work.one_key_batch(&vmsgs, &sigs.cycle_to(batch)),
+                    secs,
+                )
             })
         }
     };
@@ -450,7 +473,12 @@ mod tests {
     #[test]
     fn peer_cells_check_their_outputs() {
         let scalar = batch_scalar::ScalarBackend::new();
-        let algs = [Alg::Rsa(2048), Alg::Ecdsa(Curve::P256), Alg::Ecdsa(Curve::P384), Alg::Ecdsa(Curve::P521)];
+        let algs = [
+            Alg::Rsa(2048),
+            Alg::Ecdsa(Curve::P256),
+            Alg::Ecdsa(Curve::P384),
+            Alg::Ecdsa(Curve::P521),
+        ];
         for alg in algs {
             let w = Workload::new(alg);
             let pool = KeyPool::new(alg, &scalar, 3, None, &|_| {}).unwrap();
@@ -462,12 +490,21 @@ mod tests {
                 assert_eq!(order, Op::ALL, "{peer:?} {alg}");
                 for op in Op::ALL {
                     match (peer.lacks(alg, op), cells.get(op)) {
-                        (None, Ok(c)) => assert!(c.ops >= c.batch && c.batch >= 1, "{peer:?} {alg} {op:?}: {c:?}"),
+                        (None, Ok(c)) => assert!(
+                            c.ops >= c.batch && c.batch >= 1,
+                            "{peer:?} {alg} {op:?}: {c:?}"
+                        ),
                         (None, Err(e)) => panic!("{peer:?} {alg} {op:?}: {e}"),
-                        (Some(_), r) => assert!(r.as_ref().is_err_and(|e| e.starts_with("n/a")), "{peer:?} {alg} {op:?}"),
+                        (Some(_), r) => assert!(
+                            r.as_ref().is_err_and(|e| e.starts_with("n/a")),
+                            "{peer:?} {alg} {op:?}"
+                        ),
                     }
                 }
-                assert_eq!(cells.verify_one_key.as_ref().map(|c| c.batch).ok(), peer.lacks(alg, Op::VerifyOneKey).is_none().then_some(5));
+                assert_eq!(
+                    cells.verify_one_key.as_ref().map(|c| c.batch).ok(),
+                    peer.lacks(alg, Op::VerifyOneKey).is_none().then_some(5)
+                );
             }
         }
     }

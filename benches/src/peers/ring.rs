@@ -9,7 +9,7 @@
 use ring::rand::SystemRandom;
 use ring::signature::{self as sig, EcdsaKeyPair, RsaKeyPair, UnparsedPublicKey};
 
-use super::{SignKey, Signer, VerifyKey, Verifier};
+use super::{SignKey, Signer, Verifier, VerifyKey};
 use crate::alg::Alg;
 use crate::measure::Op;
 use batch_core::Curve;
@@ -72,11 +72,22 @@ impl Verifier for BytesVerifier {
 
 fn ecdsa_algs(
     curve: Curve,
-) -> Result<(&'static sig::EcdsaSigningAlgorithm, &'static sig::EcdsaVerificationAlgorithm), String>
-{
+) -> Result<
+    (
+        &'static sig::EcdsaSigningAlgorithm,
+        &'static sig::EcdsaVerificationAlgorithm,
+    ),
+    String,
+> {
     match curve {
-        Curve::P256 => Ok((&sig::ECDSA_P256_SHA256_FIXED_SIGNING, &sig::ECDSA_P256_SHA256_FIXED)),
-        Curve::P384 => Ok((&sig::ECDSA_P384_SHA384_FIXED_SIGNING, &sig::ECDSA_P384_SHA384_FIXED)),
+        Curve::P256 => Ok((
+            &sig::ECDSA_P256_SHA256_FIXED_SIGNING,
+            &sig::ECDSA_P256_SHA256_FIXED,
+        )),
+        Curve::P384 => Ok((
+            &sig::ECDSA_P384_SHA384_FIXED_SIGNING,
+            &sig::ECDSA_P384_SHA384_FIXED,
+        )),
         Curve::P521 => Err("ring has no P-521".into()),
     }
 }

@@ -11,7 +11,7 @@ use rsa::pkcs1::DecodeRsaPrivateKey;
 use rsa::signature::{RandomizedSigner, SignatureEncoding, Verifier as _};
 use rsa::BigUint;
 
-use super::{SignKey, Signer, VerifyKey, Verifier};
+use super::{SignKey, Signer, Verifier, VerifyKey};
 use crate::alg::Alg;
 use crate::measure::Op;
 use batch_core::Curve;
