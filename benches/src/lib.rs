@@ -4,6 +4,7 @@
 //! in `benches/` time the same operations at fixed batch sizes.
 
 pub mod alg;
+pub mod budget;
 pub mod keys;
 pub mod machine;
 pub mod measure;

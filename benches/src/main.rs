@@ -14,7 +14,7 @@ use batch_bench::measure::{self, AlgCells, CellResult, Op, Workload};
 use batch_bench::peers::{self, Peer};
 use batch_bench::report::{self, BackendInfo, Config, Record, Report, SweepRecord};
 use batch_bench::stats::{self, Runs};
-use batch_bench::{machine, openssl, plot, SWEEP_SIZES};
+use batch_bench::{budget, machine, openssl, plot, SWEEP_SIZES};
 use batch_core::{Availability, Backend};
 use batchsig::tls::{self, KexGroup, Suite, TlsSimConfig, TlsSimReport};
 use clap::{Parser, ValueEnum};
@@ -35,15 +35,17 @@ struct Args {
     #[arg(long, default_value = "all")]
     backends: String,
     /// Algorithms: rsa2048, rsa3072, rsa4096, rsa7680, rsa15360, ecdsap256, ecdsap384,
-    /// ecdsap521, `common` (rsa2048–4096 and the three curves) or `all`.
-    #[arg(long, default_value = "common")]
+    /// ecdsap521, `common` (rsa2048–4096 and the three curves) or `all` (every one: what the
+    /// equal-security comparison needs).
+    #[arg(long, default_value = "all")]
     algs: String,
     /// Jobs per batch.
     #[arg(long, default_value_t = 4096)]
     batch: usize,
-    /// Seconds per cell (and per `openssl speed` run).
-    #[arg(long, default_value_t = 3.0)]
-    seconds: f64,
+    /// Seconds per cell (and per `openssl speed` run). Default: the longest, from 0.5 to 3,
+    /// that fits the whole run into about 3 minutes (the expected duration is printed first).
+    #[arg(long)]
+    seconds: Option<f64>,
     /// Worker threads (default: every logical core); OpenSSL runs with `-multi` of this.
     #[arg(long)]
     threads: Option<usize>,
@@ -314,7 +316,7 @@ fn run(args: Args) -> Result<bool, String> {
     if args.batch == 0 {
         return Err("--batch must be at least 1".into());
     }
-    if !(args.seconds > 0.0 && args.seconds.is_finite()) {
+    if args.seconds.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
         return Err("--seconds must be a positive number".into());
     }
     if args.repeat == 0 {
@@ -366,6 +368,27 @@ fn run(args: Args) -> Result<bool, String> {
         .collect();
     let live_peers: Vec<Peer> = peer_list.iter().copied().filter(|p| p.built()).collect();
     let use_openssl = args.openssl == OpensslMode::Auto && openssl::version().is_ok();
+    let live: Vec<&Arc<dyn Backend>> = backends
+        .iter()
+        .filter(|b| infos.iter().any(|i| i.available && i.name == b.name()))
+        .collect();
+    // Every cell of the main table, for the expected duration and the default --seconds.
+    let libraries = live.len() + live_peers.len();
+    let run_plan = budget::Plan {
+        algorithms: algs.len(),
+        cells: libraries * Op::ALL.len() * algs.len() * args.repeat,
+        openssl_runs: if use_openssl {
+            algs.len() * args.repeat
+        } else {
+            0
+        },
+        slow_cells: libraries
+            * args.repeat
+            * algs.iter().filter(|a| **a == Alg::Rsa(15360)).count(),
+    };
+    let secs = args
+        .seconds
+        .unwrap_or_else(|| run_plan.fit_seconds(budget::DEFAULT_BUDGET_S));
     let mut rep = Report {
         tool: "batch-speed",
         version: env!("CARGO_PKG_VERSION"),
@@ -375,7 +398,7 @@ fn run(args: Args) -> Result<bool, String> {
         machine: machine::describe(&all_backends),
         config: Config {
             batch: args.batch,
-            seconds: args.seconds,
+            seconds: secs,
             threads,
             algorithms: algs.iter().map(|a| a.name()).collect(),
             openssl: use_openssl,
@@ -389,11 +412,30 @@ fn run(args: Args) -> Result<bool, String> {
         tls: Vec::new(),
     };
     print!("{}", report::header(&rep));
+    println!(
+        "expected: about {} for the tables ({} cells × {secs} s{}{}){}",
+        budget::pretty(run_plan.estimate(secs)),
+        run_plan.cells,
+        if run_plan.openssl_runs > 0 {
+            format!(", {} openssl speed runs", run_plan.openssl_runs)
+        } else {
+            String::new()
+        },
+        if args.seconds.is_none() {
+            format!(
+                "; --seconds chosen to fit about {}",
+                budget::pretty(budget::DEFAULT_BUDGET_S)
+            )
+        } else {
+            String::new()
+        },
+        if args.sweep || args.tls {
+            ", --sweep/--tls on top"
+        } else {
+            ""
+        },
+    );
 
-    let live: Vec<&Arc<dyn Backend>> = backends
-        .iter()
-        .filter(|b| infos.iter().any(|i| i.available && i.name == b.name()))
-        .collect();
     // Distinct verify keys cover the largest batch of the run.
     let pool_jobs = if args.sweep {
         args.sweep_sizes
@@ -448,7 +490,7 @@ fn run(args: Args) -> Result<bool, String> {
                         &work,
                         key_pool.as_ref().map_err(String::as_str),
                         args.batch,
-                        args.seconds,
+                        secs,
                         threads,
                         |_| pb.inc(1),
                     )
@@ -473,7 +515,7 @@ fn run(args: Args) -> Result<bool, String> {
                         &work,
                         key_pool.as_ref().map_err(String::as_str),
                         args.batch,
-                        args.seconds,
+                        secs,
                         threads,
                         |_| pb.inc(1),
                     )
@@ -497,7 +539,7 @@ fn run(args: Args) -> Result<bool, String> {
             if let Some((sign, verify)) = &mut ossl {
                 // Right after this run's cells for this algorithm, so both see the same load.
                 pb.set_message(format!("openssl {}{tag}", alg.name()));
-                match openssl::speed(alg, args.seconds, threads) {
+                match openssl::speed(alg, secs, threads) {
                     Ok(f) => {
                         sign.push(f.sign_per_sec);
                         verify.push(f.verify_per_sec);
@@ -553,14 +595,7 @@ fn run(args: Args) -> Result<bool, String> {
             .filter(|&n| n > 0)
             .collect();
         run_sweep(
-            &mut rep,
-            &live,
-            &reference,
-            &algs,
-            &sizes,
-            &pools,
-            args.seconds,
-            &pool,
+            &mut rep, &live, &reference, &algs, &sizes, &pools, secs, &pool,
         );
         print!("{}", report::sweep_table(&rep, &sizes));
     }

@@ -53,6 +53,11 @@ fn small_run_writes_table_json_and_plot() {
         "{stdout}"
     );
     assert!(stdout.contains("at 112-bit: RSA-2048 only"), "{stdout}");
+    // 2 algorithms × 3 operations, at the --seconds given.
+    assert!(
+        stdout.contains("expected: about ") && stdout.contains("(6 cells × 0.05 s"),
+        "{stdout}"
+    );
     // The table says which verify figure is which.
     assert!(
         stdout.contains("verify/s (one key)") && stdout.contains("×1key"),

@@ -393,7 +393,7 @@ pub fn run_alg(
     progress(Op::Verify);
 
     // One key: the peer's own checked signatures (or, where it does not sign this size, a
-    // few made on the reference), cycled to the requested batch.
+    // few made on the reference), cycled to the batch.
     let verify_one_key = match lacks(Op::VerifyOneKey) {
         Some(why) => Err(why),
         None => {
@@ -407,10 +407,19 @@ pub fn run_alg(
                 }
             };
             made.and_then(|(msgs, sigs)| {
-                let vmsgs: Vec<Vec<u8>> = (0..batch).map(|i| message(i % msgs.len())).collect();
+                let one_key = |n: usize| {
+                    let m: Vec<Vec<u8>> = (0..n).map(|i| message(i % msgs.len())).collect();
+                    work.one_key_batch(&m, &sigs.cycle_to(n))
+                };
+                // Probed and capped like the others.
+                let probe = PeerBatch::new(&make, &one_key(probe_n))?;
+                probe.verify();
+                let start = Instant::now();
+                probe.verify();
+                let rate = probe_n as f64 / start.elapsed().as_secs_f64().max(1e-9);
                 time_verify(
                     &make,
-                    &work.one_key_batch(&vmsgs, &sigs.cycle_to(batch)),
+                    &one_key(plan_batch(batch, rate, secs, probe_n)),
                     secs,
                 )
             })
