@@ -213,7 +213,8 @@ impl CellRuns {
         } else {
             Runs::default()
         };
-        let batch = self.runs.last().map_or(requested, |c| c.batch);
+        // The smallest over the runs (a probe may cap one run and not the next).
+        let batch = self.runs.iter().map(|c| c.batch).min().unwrap_or(requested);
         let openssl_runs: Vec<f64> = openssl_runs.map(<[f64]>::to_vec).unwrap_or_default();
         Record {
             backend: self.name,
@@ -221,7 +222,7 @@ impl CellRuns {
             algorithm: alg.name(),
             operation: self.op.name(),
             batch,
-            batch_capped: self.runs.iter().any(|c| c.batch < requested),
+            batch_capped: batch < requested,
             keys: self.keys,
             threads,
             ops_per_sec: runs.median,

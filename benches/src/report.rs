@@ -22,8 +22,8 @@ pub struct Record {
     pub algorithm: String,
     /// `sign`, `verify` (distinct keys) or `verify-one-key` (one key for the whole batch).
     pub operation: &'static str,
-    /// Jobs per batch actually run (signing batches of slow algorithms may be capped to fit
-    /// `--seconds`; see `batch_capped`).
+    /// Jobs per batch actually run, the smallest over the runs (a batch that would not fit
+    /// `--seconds` is capped; see `batch_capped`).
     pub batch: usize,
     pub batch_capped: bool,
     /// The public keys of each batch: `distinct` (how many), `per_job` (each job its own key

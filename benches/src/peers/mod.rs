@@ -36,7 +36,6 @@ mod rustcrypto;
 #[derive(Clone, Debug)]
 pub enum SignKey {
     Rsa {
-        bits: usize,
         pkcs1_der: Vec<u8>,
     },
     Ecdsa {
@@ -63,7 +62,6 @@ impl SignKey {
     pub fn of(work: &Workload) -> Result<Self, String> {
         Ok(match work.key() {
             KeyRef::Rsa(k) => SignKey::Rsa {
-                bits: k.bits(),
                 pkcs1_der: k.to_pkcs1_der().map_err(|e| e.to_string())?.to_vec(),
             },
             KeyRef::Ecdsa(k) => SignKey::Ecdsa {
