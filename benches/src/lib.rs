@@ -1,16 +1,19 @@
 //! batch-bench: the pieces of the `batch-speed` command (algorithms, timed and checked cells,
-//! the distinct verification keys, the `openssl speed` reference, machine description,
-//! report, plots, the soak test). The criterion benches
+//! the distinct verification keys, the `openssl speed` reference, other libraries as peers,
+//! the statistics of repeated runs, machine description, report, plots, the soak test). The criterion benches
 //! in `benches/` time the same operations at fixed batch sizes.
 
 pub mod alg;
+pub mod budget;
 pub mod keys;
 pub mod machine;
 pub mod measure;
 pub mod openssl;
+pub mod peers;
 pub mod plot;
 pub mod report;
 pub mod soak;
+pub mod stats;
 
 /// Batch sizes of the criterion benches (one table for every backend).
 pub const BENCH_BATCH_SIZES: [usize; 4] = [1, 64, 1024, 4096];

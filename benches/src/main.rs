@@ -10,9 +10,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use batch_bench::alg::Alg;
 use batch_bench::keys::{self, KeyInfo, KeyPool};
-use batch_bench::measure::{self, CellResult, Op, Workload};
+use batch_bench::measure::{self, AlgCells, CellResult, Op, Workload};
+use batch_bench::peers::{self, Peer};
 use batch_bench::report::{self, BackendInfo, Config, Record, Report, SweepRecord};
-use batch_bench::{machine, openssl, plot, SWEEP_SIZES};
+use batch_bench::stats::{self, Runs};
+use batch_bench::{budget, machine, openssl, plot, SWEEP_SIZES};
 use batch_core::{Availability, Backend};
 use batchsig::tls::{self, KexGroup, Suite, TlsSimConfig, TlsSimReport};
 use clap::{Parser, ValueEnum};
@@ -33,21 +35,32 @@ struct Args {
     #[arg(long, default_value = "all")]
     backends: String,
     /// Algorithms: rsa2048, rsa3072, rsa4096, rsa7680, rsa15360, ecdsap256, ecdsap384,
-    /// ecdsap521, `common` (rsa2048–4096 and the three curves) or `all`.
-    #[arg(long, default_value = "common")]
+    /// ecdsap521, `common` (rsa2048–4096 and the three curves) or `all` (every one: what the
+    /// equal-security comparison needs).
+    #[arg(long, default_value = "all")]
     algs: String,
     /// Jobs per batch.
     #[arg(long, default_value_t = 4096)]
     batch: usize,
-    /// Seconds per cell (and per `openssl speed` run).
-    #[arg(long, default_value_t = 3.0)]
-    seconds: f64,
+    /// Seconds per cell (and per `openssl speed` run). Default: the longest, from 0.5 to 3,
+    /// that fits the whole run into about 3 minutes (the expected duration is printed first).
+    #[arg(long)]
+    seconds: Option<f64>,
     /// Worker threads (default: every logical core); OpenSSL runs with `-multi` of this.
     #[arg(long)]
     threads: Option<usize>,
     /// Measure OpenSSL in the same run.
     #[arg(long, value_enum, default_value = "auto")]
     openssl: OpensslMode,
+    /// Other libraries measured beside our backends, one signature per call over the same
+    /// messages and keys: ring, aws-lc-rs (those two need `--features peers`), rustcrypto,
+    /// `all` or `none`.
+    #[arg(long, default_value = "none")]
+    peers: String,
+    /// Runs of every cell, interleaved with OpenSSL's runs: the table shows medians (`~` where
+    /// the runs spread by more than 15 %), the JSON every run.
+    #[arg(long, default_value_t = 1)]
+    repeat: usize,
     /// Write the results as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -148,38 +161,121 @@ fn not_implemented(b: &dyn Backend, alg: Alg) -> Option<String> {
     }
 }
 
-fn record(
-    backend: &str,
-    alg: Alg,
+/// One library's cell (backend or peer, algorithm, operation) over the `--repeat` runs.
+struct CellRuns {
+    name: String,
+    kind: &'static str,
     op: Op,
-    threads: usize,
-    requested: usize,
     keys: Option<KeyInfo>,
-    cell: Result<CellResult, String>,
-) -> Record {
-    let (ops, seconds, batch, rate, error) = match cell {
-        Ok(c) => (c.ops, c.seconds, c.batch, Some(c.ops_per_sec()), None),
-        Err(e) => (0, 0.0, requested, None, Some(e)),
-    };
-    Record {
-        backend: backend.to_string(),
-        algorithm: alg.name(),
-        operation: op.name(),
-        batch,
-        batch_capped: batch < requested,
-        keys,
-        threads,
-        ops_per_sec: rate,
-        ops,
-        seconds,
-        openssl_ops_per_sec: None,
-        ratio_to_openssl: None,
-        security_bits: alg.security_bits(),
-        error,
-        not_measured: None,
-        alg,
-        op,
+    runs: Vec<CellResult>,
+    /// The first failed run's error: then the cell has no figure.
+    error: Option<String>,
+    not_measured: Option<String>,
+}
+
+impl CellRuns {
+    fn new(name: &str, kind: &'static str, op: Op) -> Self {
+        Self {
+            name: name.into(),
+            kind,
+            op,
+            keys: None,
+            runs: Vec::new(),
+            error: None,
+            not_measured: None,
+        }
     }
+
+    fn add(&mut self, cell: &Result<CellResult, String>, keys: Option<KeyInfo>) {
+        match cell {
+            Ok(c) => self.runs.push(c.clone()),
+            Err(e) => {
+                self.error.get_or_insert_with(|| e.clone());
+            }
+        }
+        if keys.is_some() {
+            self.keys = keys;
+        }
+    }
+
+    /// The record: the median of the runs, and (given OpenSSL's runs, one per run) the
+    /// median of the per-run ratios.
+    fn finish(
+        self,
+        alg: Alg,
+        threads: usize,
+        requested: usize,
+        openssl_runs: Option<&[f64]>,
+    ) -> Record {
+        let measured = self.error.is_none() && self.not_measured.is_none() && !self.runs.is_empty();
+        let runs = if measured {
+            Runs::new(self.runs.iter().map(CellResult::ops_per_sec).collect())
+        } else {
+            Runs::default()
+        };
+        // The smallest over the runs (a probe may cap one run and not the next).
+        let batch = self.runs.iter().map(|c| c.batch).min().unwrap_or(requested);
+        let openssl_runs: Vec<f64> = openssl_runs.map(<[f64]>::to_vec).unwrap_or_default();
+        Record {
+            backend: self.name,
+            kind: self.kind,
+            algorithm: alg.name(),
+            operation: self.op.name(),
+            batch,
+            batch_capped: batch < requested,
+            keys: self.keys,
+            threads,
+            ops_per_sec: runs.median,
+            ops: self.runs.iter().map(|c| c.ops).sum(),
+            seconds: self.runs.iter().map(|c| c.seconds).sum(),
+            openssl_ops_per_sec: stats::median(&openssl_runs),
+            ratio_to_openssl: stats::ratio_median(&runs.runs, &openssl_runs),
+            openssl_runs,
+            runs,
+            security_bits: alg.security_bits(),
+            error: self.error,
+            not_measured: self.not_measured,
+            alg,
+            op: self.op,
+        }
+    }
+}
+
+/// The cell of `name`/`op` in `acc`, made on first use.
+fn cell_runs<'a>(
+    acc: &'a mut Vec<CellRuns>,
+    name: &str,
+    kind: &'static str,
+    op: Op,
+) -> &'a mut CellRuns {
+    match acc.iter().position(|c| c.name == name && c.op == op) {
+        Some(i) => &mut acc[i],
+        None => {
+            acc.push(CellRuns::new(name, kind, op));
+            acc.last_mut().expect("just pushed")
+        }
+    }
+}
+
+/// Adds one run of the `op` cell of `cells` to `acc`: the verify cell's keys are the pool's
+/// distinct keys.
+fn add_cell(
+    acc: &mut Vec<CellRuns>,
+    (name, kind): (&str, &'static str),
+    op: Op,
+    cells: &AlgCells,
+    key_pool: &Result<KeyPool, String>,
+    requested: usize,
+) {
+    let cell = cells.get(op);
+    let keys = match op {
+        Op::Verify => key_pool
+            .as_ref()
+            .ok()
+            .map(|p| p.info(cell.as_ref().map_or(requested, |c| c.batch))),
+        Op::Sign | Op::VerifyOneKey => Some(KeyInfo::one_fixed()),
+    };
+    cell_runs(acc, name, kind, op).add(cell, keys);
 }
 
 /// The distinct verify keys of `alg` for batches of up to `jobs`, made before any timing on
@@ -221,9 +317,13 @@ fn run(args: Args) -> Result<bool, String> {
     if args.batch == 0 {
         return Err("--batch must be at least 1".into());
     }
-    if !(args.seconds > 0.0 && args.seconds.is_finite()) {
+    if args.seconds.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
         return Err("--seconds must be a positive number".into());
     }
+    if args.repeat == 0 {
+        return Err("--repeat must be at least 1".into());
+    }
+    let peer_list = Peer::parse_list(&args.peers)?;
     let tls_plan = if args.tls {
         let kex = KexGroup::from_name(&args.tls_kex)
             .ok_or_else(|| format!("unknown key-exchange group {:?}", args.tls_kex))?;
@@ -248,16 +348,48 @@ fn run(args: Args) -> Result<bool, String> {
     let infos: Vec<BackendInfo> = pool.install(|| backends
         .iter()
         .map(|b| match b.availability() {
-            Availability::Available if skip_emulated && b.is_emulated() => BackendInfo {
-                name: b.name().into(),
-                available: false,
-                description: format!("not measured: {}; a software adapter (name it in --backends to measure it)", b.description()),
-            },
-            Availability::Available => BackendInfo { name: b.name().into(), available: true, description: b.description() },
-            Availability::Unavailable(why) => BackendInfo { name: b.name().into(), available: false, description: why },
+            Availability::Available if skip_emulated && b.is_emulated() => BackendInfo::backend(
+                b.name(),
+                false,
+                format!("not measured: {}; a software adapter (name it in --backends to measure it)", b.description()),
+            ),
+            Availability::Available => BackendInfo::backend(b.name(), true, b.description()),
+            Availability::Unavailable(why) => BackendInfo::backend(b.name(), false, why),
         })
         .collect());
+    let peer_infos: Vec<BackendInfo> = peer_list
+        .iter()
+        .map(|p| BackendInfo {
+            name: p.name().into(),
+            kind: "peer",
+            available: p.built(),
+            description: p.description(),
+            verify_keys: p.built().then(|| p.verify_keys().to_string()),
+        })
+        .collect();
+    let live_peers: Vec<Peer> = peer_list.iter().copied().filter(|p| p.built()).collect();
     let use_openssl = args.openssl == OpensslMode::Auto && openssl::version().is_ok();
+    let live: Vec<&Arc<dyn Backend>> = backends
+        .iter()
+        .filter(|b| infos.iter().any(|i| i.available && i.name == b.name()))
+        .collect();
+    // Every cell of the main table, for the expected duration and the default --seconds.
+    let libraries = live.len() + live_peers.len();
+    let run_plan = budget::Plan {
+        algorithms: algs.len(),
+        cells: libraries * Op::ALL.len() * algs.len() * args.repeat,
+        openssl_runs: if use_openssl {
+            algs.len() * args.repeat
+        } else {
+            0
+        },
+        slow_cells: libraries
+            * args.repeat
+            * algs.iter().filter(|a| **a == Alg::Rsa(15360)).count(),
+    };
+    let secs = args
+        .seconds
+        .unwrap_or_else(|| run_plan.fit_seconds(budget::DEFAULT_BUDGET_S));
     let mut rep = Report {
         tool: "batch-speed",
         version: env!("CARGO_PKG_VERSION"),
@@ -267,22 +399,44 @@ fn run(args: Args) -> Result<bool, String> {
         machine: machine::describe(&all_backends),
         config: Config {
             batch: args.batch,
-            seconds: args.seconds,
+            seconds: secs,
             threads,
             algorithms: algs.iter().map(|a| a.name()).collect(),
             openssl: use_openssl,
+            repeat: args.repeat,
+            peers: peer_list.iter().map(|p| p.name().to_string()).collect(),
         },
         backends: infos.clone(),
+        peers: peer_infos.clone(),
         results: Vec::new(),
         sweep: Vec::new(),
         tls: Vec::new(),
     };
     print!("{}", report::header(&rep));
+    println!(
+        "expected: about {} for the tables ({} cells × {secs} s{}{}){}",
+        budget::pretty(run_plan.estimate(secs)),
+        run_plan.cells,
+        if run_plan.openssl_runs > 0 {
+            format!(", {} openssl speed runs", run_plan.openssl_runs)
+        } else {
+            String::new()
+        },
+        if args.seconds.is_none() {
+            format!(
+                "; --seconds chosen to fit about {}",
+                budget::pretty(budget::DEFAULT_BUDGET_S)
+            )
+        } else {
+            String::new()
+        },
+        if args.sweep || args.tls {
+            ", --sweep/--tls on top"
+        } else {
+            ""
+        },
+    );
 
-    let live: Vec<&Arc<dyn Backend>> = backends
-        .iter()
-        .filter(|b| infos.iter().any(|i| i.available && i.name == b.name()))
-        .collect();
     // Distinct verify keys cover the largest batch of the run.
     let pool_jobs = if args.sweep {
         args.sweep_sizes
@@ -294,98 +448,138 @@ fn run(args: Args) -> Result<bool, String> {
     };
     let key_cache = args.key_cache.clone().or_else(keys::default_cache_dir);
     let mut pools: Vec<(Alg, Result<KeyPool, String>)> = Vec::new();
-    let cells =
-        (live.len() * algs.len() * Op::ALL.len() + if use_openssl { algs.len() } else { 0 }) as u64;
+    let cells = (((live.len() + live_peers.len()) * Op::ALL.len() + usize::from(use_openssl))
+        * algs.len()
+        * args.repeat) as u64;
     let pb = progress(cells);
     for &alg in &algs {
         let work = Workload::new(alg);
-        let key_pool = if live
+        let wants_pool = live
             .iter()
-            .all(|b| not_implemented(b.as_ref(), alg).is_some())
-        {
-            Err("no backend here measures it".to_string())
-        } else {
+            .any(|b| not_implemented(b.as_ref(), alg).is_none())
+            || live_peers
+                .iter()
+                .any(|p| p.lacks(alg, Op::Verify).is_none());
+        let key_pool = if wants_pool {
             make_pool(alg, &reference, pool_jobs, key_cache.as_deref(), &pb, &pool)
+        } else {
+            Err("no backend here measures it".to_string())
         };
-        for b in &live {
-            if let Some(why) = not_implemented(b.as_ref(), alg) {
-                for op in Op::ALL {
-                    let mut r = record(
-                        b.name(),
-                        alg,
-                        op,
-                        threads,
-                        args.batch,
-                        None,
-                        Ok(CellResult {
-                            ops: 0,
-                            seconds: 0.0,
-                            batch: args.batch,
-                        }),
-                    );
-                    r.ops_per_sec = None;
-                    r.not_measured = Some(why.clone());
-                    rep.results.push(r);
-                    pb.inc(1);
+        let mut acc: Vec<CellRuns> = Vec::new();
+        // OpenSSL's sign/s and verify/s, one per run; `None` once a run of it failed.
+        let mut ossl: Option<(Vec<f64>, Vec<f64>)> = use_openssl.then(Default::default);
+        for run in 0..args.repeat {
+            let tag = if args.repeat > 1 {
+                format!(" (run {}/{})", run + 1, args.repeat)
+            } else {
+                String::new()
+            };
+            for b in &live {
+                if let Some(why) = not_implemented(b.as_ref(), alg) {
+                    for op in Op::ALL {
+                        cell_runs(&mut acc, b.name(), "backend", op).not_measured =
+                            Some(why.clone());
+                        pb.inc(1);
+                    }
+                    continue;
                 }
-                continue;
+                pb.set_message(format!("{} {}{tag}", b.name(), alg.name()));
+                let cells = pool.install(|| {
+                    measure::run_alg(
+                        b.as_ref(),
+                        &reference,
+                        &work,
+                        key_pool.as_ref().map_err(String::as_str),
+                        args.batch,
+                        secs,
+                        threads,
+                        |_| pb.inc(1),
+                    )
+                });
+                for op in Op::ALL {
+                    add_cell(
+                        &mut acc,
+                        (b.name(), "backend"),
+                        op,
+                        &cells,
+                        &key_pool,
+                        args.batch,
+                    );
+                }
             }
-            pb.set_message(format!("{} {}", b.name(), alg.name()));
-            let cells = pool.install(|| {
-                measure::run_alg(
-                    b.as_ref(),
-                    &reference,
-                    &work,
-                    key_pool.as_ref().map_err(String::as_str),
-                    args.batch,
-                    args.seconds,
-                    threads,
-                    |_| pb.inc(1),
-                )
-            });
-            for op in Op::ALL {
-                let cell = cells.get(op).clone();
-                let keys = match op {
-                    Op::Verify => key_pool
-                        .as_ref()
-                        .ok()
-                        .map(|p| p.info(cell.as_ref().map_or(args.batch, |c| c.batch))),
-                    Op::Sign | Op::VerifyOneKey => Some(KeyInfo::one_fixed()),
-                };
-                rep.results
-                    .push(record(b.name(), alg, op, threads, args.batch, keys, cell));
-            }
-        }
-        if use_openssl {
-            // Right after our cells for this algorithm, so both see the same machine load.
-            pb.set_message(format!("openssl {}", alg.name()));
-            match openssl::speed(alg, args.seconds, threads) {
-                Ok(f) => {
-                    for r in rep.results.iter_mut().filter(|r| r.alg == alg) {
-                        // `openssl speed` has one verify figure, for one key.
-                        let o = match r.op {
-                            Op::Sign => f.sign_per_sec,
-                            Op::Verify | Op::VerifyOneKey => f.verify_per_sec,
-                        };
-                        r.openssl_ops_per_sec = Some(o);
-                        r.ratio_to_openssl = r.ops_per_sec.map(|x| x / o);
+            for &p in &live_peers {
+                pb.set_message(format!("{} {}{tag}", p.name(), alg.name()));
+                let cells = pool.install(|| {
+                    peers::run_alg(
+                        p,
+                        &reference,
+                        &work,
+                        key_pool.as_ref().map_err(String::as_str),
+                        args.batch,
+                        secs,
+                        threads,
+                        |_| pb.inc(1),
+                    )
+                });
+                for op in Op::ALL {
+                    match p.lacks(alg, op) {
+                        Some(why) => {
+                            cell_runs(&mut acc, p.name(), "peer", op).not_measured = Some(why)
+                        }
+                        None => add_cell(
+                            &mut acc,
+                            (p.name(), "peer"),
+                            op,
+                            &cells,
+                            &key_pool,
+                            args.batch,
+                        ),
                     }
                 }
-                Err(e) => pb.println(format!("openssl {}: {e}", alg.name())),
             }
-            pb.inc(1);
+            if let Some((sign, verify)) = &mut ossl {
+                // Right after this run's cells for this algorithm, so both see the same load.
+                pb.set_message(format!("openssl {}{tag}", alg.name()));
+                match openssl::speed(alg, secs, threads) {
+                    Ok(f) => {
+                        sign.push(f.sign_per_sec);
+                        verify.push(f.verify_per_sec);
+                    }
+                    Err(e) => {
+                        pb.println(format!("openssl {}: {e}", alg.name()));
+                        ossl = None;
+                    }
+                }
+                pb.inc(1);
+            }
+        }
+        for c in acc {
+            // `openssl speed` has one verify figure, for one key.
+            let o = ossl.as_ref().map(|(sign, verify)| match c.op {
+                Op::Sign => sign.as_slice(),
+                Op::Verify | Op::VerifyOneKey => verify.as_slice(),
+            });
+            rep.results.push(c.finish(alg, threads, args.batch, o));
         }
         pools.push((alg, key_pool));
     }
     pb.finish_and_clear();
 
-    for b in &infos {
+    for b in infos.iter().chain(&peer_infos) {
         print!("{}", report::backend_table(&rep, b, &algs));
+    }
+    if !live_peers.is_empty() {
+        let libs: Vec<&BackendInfo> = infos
+            .iter()
+            .chain(&peer_infos)
+            .filter(|b| b.available)
+            .collect();
+        print!("{}", report::libraries_table(&rep, &libs, &algs));
     }
     println!(
         "\nequal security (NIST SP 800-57 Part 1, Table 2), sign/s and verify/s (distinct keys) ratios:"
     );
-    for b in infos.iter().filter(|b| b.available) {
+    for b in infos.iter().chain(&peer_infos).filter(|b| b.available) {
         println!("{}:", b.name);
         print!("{}", report::equal_security(&rep, Some(&b.name)));
     }
@@ -402,14 +596,7 @@ fn run(args: Args) -> Result<bool, String> {
             .filter(|&n| n > 0)
             .collect();
         run_sweep(
-            &mut rep,
-            &live,
-            &reference,
-            &algs,
-            &sizes,
-            &pools,
-            args.seconds,
-            &pool,
+            &mut rep, &live, &reference, &algs, &sizes, &pools, secs, &pool,
         );
         print!("{}", report::sweep_table(&rep, &sizes));
     }

@@ -31,12 +31,13 @@ fn decades(values: impl Iterator<Item = f64>) -> (f64, f64) {
     )
 }
 
-/// Grouped bars: one panel per operation, one group per algorithm, one bar per backend and
-/// one for OpenSSL.
+/// Grouped bars: one panel per operation, one group per algorithm, one bar per backend, one
+/// per peer library and one for OpenSSL.
 pub fn bars(r: &Report, algs: &[Alg], path: &Path) -> PlotResult {
     let mut series: Vec<String> = r
         .backends
         .iter()
+        .chain(&r.peers)
         .filter(|b| b.available)
         .map(|b| b.name.clone())
         .collect();

@@ -39,11 +39,14 @@ impl SoakReport {
     }
 }
 
+/// One curve's key, hash, digests and their signatures.
+type CurvePlan = (EcdsaPrivateKey, HashAlg, Vec<Vec<u8>>, Vec<EcdsaSignature>);
+
 /// The fixed inputs and their right answers, made once on `scalar`.
 struct Plan {
     rsa: RsaPrivateKey,
     rsa_sigs: Vec<Vec<u8>>,
-    ec: Vec<(EcdsaPrivateKey, HashAlg, Vec<Vec<u8>>, Vec<EcdsaSignature>)>,
+    ec: Vec<CurvePlan>,
     digests: Vec<Vec<u8>>,
 }
 

@@ -1,0 +1,130 @@
+//! The `rustcrypto` peer: the `rsa` (0.9, num-bigint-dig) and `p256`/`p384`/`p521` (0.13)
+//! crates, one signature per call. Built into every `batch-bench` (the crates are in the
+//! workspace for the interoperability tests anyway).
+//!
+//! Signing is randomized as ours is: RSA with blinding (`RandomizedSigner`), ECDSA with hedged
+//! RFC 6979 nonces (`sign_with_rng`). RSA public keys go through `new_with_max_size` so that
+//! RSA-7680 and RSA-15360 keys load (the crate's default limit is 4096 bits).
+
+use rand_core::OsRng;
+use rsa::pkcs1::DecodeRsaPrivateKey;
+use rsa::signature::{RandomizedSigner, SignatureEncoding, Verifier as _};
+use rsa::BigUint;
+
+use super::{SignKey, Signer, Verifier, VerifyKey};
+use crate::alg::Alg;
+use crate::measure::Op;
+use batch_core::Curve;
+
+pub const NAME: &str = "rustcrypto";
+
+pub fn description() -> String {
+    "RustCrypto rsa 0.9 (PKCS#1 v1.5, blinded) and p256/p384/p521 0.13 (hedged RFC 6979), one \
+     signature per call, rayon across the threads"
+        .into()
+}
+
+/// How the verify cells hold their keys (for the legend).
+pub const VERIFY_KEYS: &str = "a VerifyingKey object per job, built before timing (as our \
+     backends get a public-key object per job)";
+
+/// Every size and curve `batch-speed` measures.
+pub fn lacks(_alg: Alg, _op: Op) -> Option<String> {
+    None
+}
+
+struct RsaSigner(rsa::pkcs1v15::SigningKey<sha2::Sha256>);
+
+impl Signer for RsaSigner {
+    fn sign(&self, msg: &[u8]) -> Result<Vec<u8>, String> {
+        self.0
+            .try_sign_with_rng(&mut OsRng, msg)
+            .map(|s| s.to_vec())
+            .map_err(|e| format!("rsa: {e}"))
+    }
+}
+
+struct RsaVerifier(rsa::pkcs1v15::VerifyingKey<sha2::Sha256>);
+
+impl Verifier for RsaVerifier {
+    fn verify(&self, msg: &[u8], sig: &[u8]) -> bool {
+        rsa::pkcs1v15::Signature::try_from(sig).is_ok_and(|s| self.0.verify(msg, &s).is_ok())
+    }
+}
+
+/// One curve's signer and verifier, the same code over `p256`, `p384` and `p521`.
+macro_rules! curve_peer {
+    ($signer:ident, $verifier:ident, $krate:ident) => {
+        struct $signer($krate::ecdsa::SigningKey);
+
+        impl Signer for $signer {
+            fn sign(&self, msg: &[u8]) -> Result<Vec<u8>, String> {
+                let sig: $krate::ecdsa::Signature = self
+                    .0
+                    .try_sign_with_rng(&mut OsRng, msg)
+                    .map_err(|e| format!("{}: {e}", stringify!($krate)))?;
+                Ok(sig.to_bytes().to_vec())
+            }
+        }
+
+        struct $verifier($krate::ecdsa::VerifyingKey);
+
+        impl Verifier for $verifier {
+            fn verify(&self, msg: &[u8], sig: &[u8]) -> bool {
+                $krate::ecdsa::Signature::from_slice(sig)
+                    .is_ok_and(|s| self.0.verify(msg, &s).is_ok())
+            }
+        }
+    };
+}
+
+curve_peer!(P256Signer, P256Verifier, p256);
+curve_peer!(P384Signer, P384Verifier, p384);
+curve_peer!(P521Signer, P521Verifier, p521);
+
+pub fn signer(key: &SignKey) -> Result<Box<dyn Signer>, String> {
+    let bad = |e: &dyn std::fmt::Display| format!("{NAME} rejected the key: {e}");
+    Ok(match key {
+        SignKey::Rsa { pkcs1_der, .. } => {
+            let k = rsa::RsaPrivateKey::from_pkcs1_der(pkcs1_der).map_err(|e| bad(&e))?;
+            Box::new(RsaSigner(rsa::pkcs1v15::SigningKey::new(k)))
+        }
+        SignKey::Ecdsa { curve, scalar, .. } => match curve {
+            Curve::P256 => Box::new(P256Signer(
+                p256::ecdsa::SigningKey::from_slice(scalar).map_err(|e| bad(&e))?,
+            )),
+            Curve::P384 => Box::new(P384Signer(
+                p384::ecdsa::SigningKey::from_slice(scalar).map_err(|e| bad(&e))?,
+            )),
+            Curve::P521 => Box::new(P521Signer(
+                p521::ecdsa::SigningKey::from_slice(scalar).map_err(|e| bad(&e))?,
+            )),
+        },
+    })
+}
+
+pub fn verifier(key: &VerifyKey) -> Result<Box<dyn Verifier>, String> {
+    let bad = |e: &dyn std::fmt::Display| format!("{NAME} rejected the public key: {e}");
+    Ok(match key {
+        VerifyKey::Rsa { n, e, .. } => {
+            let k = rsa::RsaPublicKey::new_with_max_size(
+                BigUint::from_bytes_be(n),
+                BigUint::from_bytes_be(e),
+                16384,
+            )
+            .map_err(|e| bad(&e))?;
+            Box::new(RsaVerifier(rsa::pkcs1v15::VerifyingKey::new(k)))
+        }
+        VerifyKey::Ecdsa { curve, point } => match curve {
+            Curve::P256 => Box::new(P256Verifier(
+                p256::ecdsa::VerifyingKey::from_sec1_bytes(point).map_err(|e| bad(&e))?,
+            )),
+            Curve::P384 => Box::new(P384Verifier(
+                p384::ecdsa::VerifyingKey::from_sec1_bytes(point).map_err(|e| bad(&e))?,
+            )),
+            Curve::P521 => Box::new(P521Verifier(
+                p521::ecdsa::VerifyingKey::from_sec1_bytes(point).map_err(|e| bad(&e))?,
+            )),
+        },
+    })
+}
