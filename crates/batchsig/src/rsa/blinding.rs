@@ -242,4 +242,46 @@ mod tests {
         seen.dedup();
         assert_eq!(seen.len(), total, "a blinding pair was handed out twice");
     }
+
+    /// Signatures made through the cache (batches of every size one after another, and four
+    /// threads on one key object) are byte for byte those of a freshly loaded key signing each
+    /// message alone (PKCS#1 v1.5 is deterministic; blinding must not show).
+    #[test]
+    fn cached_pairs_give_the_uncached_signatures() {
+        use crate::hash::HashAlg;
+        use crate::rsa::RsaScheme;
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(11);
+        let key = RsaPrivateKey::generate(&mut rng, 1024).unwrap();
+        let der = key.to_pkcs1_der().unwrap();
+        let be = batch_scalar::ScalarBackend::new();
+        let scheme = RsaScheme::pkcs1v15(HashAlg::Sha256);
+        let msgs: Vec<Vec<u8>> = (0..80).map(|i| format!("m{i}").into_bytes()).collect();
+        let want: Vec<Vec<u8>> = msgs
+            .iter()
+            .map(|m| {
+                let fresh = RsaPrivateKey::from_pkcs1_der(&der).unwrap();
+                fresh.sign_batch(&be, scheme, &[m]).unwrap().remove(0).unwrap()
+            })
+            .collect();
+        let mut at = 0;
+        for size in [1usize, 1, 3, 40, 2, 33] {
+            let refs: Vec<&[u8]> = msgs[at..at + size].iter().map(Vec::as_slice).collect();
+            let got = key.sign_batch(&be, scheme, &refs).unwrap();
+            for (g, w) in got.into_iter().zip(&want[at..]) {
+                assert_eq!(&g.unwrap(), w);
+            }
+            at += size;
+        }
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let (key, msgs, want, be) = (&key, &msgs, &want, &be);
+                s.spawn(move || {
+                    for i in (t..msgs.len()).step_by(4) {
+                        let got = key.sign_batch(be, scheme, &[&msgs[i]]).unwrap();
+                        assert_eq!(got[0].as_ref().unwrap(), &want[i], "thread {t}, job {i}");
+                    }
+                });
+            }
+        });
+    }
 }
