@@ -340,7 +340,7 @@ impl Acc {
     fn mac(&mut self, x: u64, y: u64) {
         let p = (x as u128) * (y as u128);
         let (l, c) = self.l.overflowing_add(p as u64);
-        let t = (self.m as u128) + ((p >> 64) as u128) + (c as u128);
+        let t = (self.m as u128) + (p >> 64) + (c as u128);
         self.l = l;
         self.m = t as u64;
         self.h = self.h.wrapping_add((t >> 64) as u64);
