@@ -26,10 +26,13 @@ use super::RsaPrivateKey;
 /// refreshes after 32 uses.
 pub const BLINDING_CHAIN: usize = 32;
 
+/// Secret limbs, wiped on drop.
+pub(crate) type Secret = Zeroizing<Vec<u64>>;
+
 /// One blinding pair: `a = rᵉ`, `ai = r⁻¹` (mod n), limbs of `n`.
 pub(crate) struct Pair {
-    pub(crate) a: Zeroizing<Vec<u64>>,
-    pub(crate) ai: Zeroizing<Vec<u64>>,
+    pub(crate) a: Secret,
+    pub(crate) ai: Secret,
 }
 
 /// The next unused pair of a key's last chain and how many jobs that chain may still serve.
@@ -116,7 +119,7 @@ pub(crate) fn pairs(key: &RsaPrivateKey, plan: Plan) -> Result<Vec<Pair>, Error>
         jobs,
     } = plan;
     // Fresh heads: r, rᵉ, and all r⁻¹ with one inversion.
-    let heads: Vec<(Zeroizing<Vec<u64>>, Zeroizing<Vec<u64>>)> = fresh
+    let heads: Vec<(Secret, Secret)> = fresh
         .par_iter()
         .map(|bytes| {
             let r = Zeroizing::new(n.reduce(&limbs_from_be_bytes(bytes)));

@@ -374,7 +374,7 @@ impl RsaPrivateKey {
     /// Generates a two-prime key with `e = 65537` and a modulus of exactly `bits` bits
     /// (2048, 3072 or 4096 recommended; any multiple of 2 in 1024..=8192 accepted).
     pub fn generate(rng: &mut impl CryptoRngCore, bits: usize) -> Result<Self, Error> {
-        if !(1024..=8192).contains(&bits) || bits % 2 != 0 {
+        if !(1024..=8192).contains(&bits) || !bits.is_multiple_of(2) {
             return Err(key_err(format!(
                 "key generation supports even sizes 1024..=8192 bits, not {bits}"
             )));

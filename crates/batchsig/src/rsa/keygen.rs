@@ -26,7 +26,7 @@ fn small_primes() -> &'static [u64] {
         let mut v = Vec::with_capacity(SMALL_PRIMES);
         let mut c = 3u64;
         while v.len() < SMALL_PRIMES {
-            if v.iter().take_while(|&&p| p * p <= c).all(|&p| c % p != 0) {
+            if v.iter().take_while(|&&p| p * p <= c).all(|&p| !c.is_multiple_of(p)) {
                 v.push(c);
             }
             c += 2;

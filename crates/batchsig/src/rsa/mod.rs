@@ -33,6 +33,7 @@ use rayon::prelude::*;
 use zeroize::Zeroizing;
 
 pub use blinding::BLINDING_CHAIN;
+use blinding::Secret;
 pub use key::{RsaPrivateKey, RsaPublicKey, MAX_MODULUS_BITS, MIN_MODULUS_BITS};
 
 use crate::batch::{check_not_empty, os_seeded_rng};
@@ -255,9 +256,8 @@ pub fn sign_batch(
         .map(|(k, plan)| blinding::pairs(k, plan))
         .collect::<Result<_, _>>()?;
     // The blinded c = m·A, each job with its unblinding factor Aᵢ.
-    let mut blinded: Vec<Option<(Zeroizing<Vec<u64>>, Zeroizing<Vec<u64>>)>> =
-        vec![None; jobs.len()];
-    let per_key: Vec<Vec<(usize, Zeroizing<Vec<u64>>, Zeroizing<Vec<u64>>)>> = by_key
+    let mut blinded: Vec<Option<(Secret, Secret)>> = vec![None; jobs.len()];
+    let per_key: Vec<Vec<(usize, Secret, Secret)>> = by_key
         .par_iter()
         .zip(key_pairs)
         .map(|(idx, ps)| {
@@ -290,7 +290,7 @@ pub fn sign_batch(
         moduli.push(&k.p);
         moduli.push(&k.q);
     }
-    let halves: Vec<Option<(Zeroizing<Vec<u64>>, Zeroizing<Vec<u64>>)>> = jobs
+    let halves: Vec<Option<(Secret, Secret)>> = jobs
         .par_iter()
         .zip(&prepared)
         .map(|(job, p)| {
