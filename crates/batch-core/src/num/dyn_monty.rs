@@ -150,14 +150,6 @@ impl DynMonty {
             t.0[..self.limbs].to_vec()
         })
     }
-
-    /// `a⁻¹ mod m` for a **prime** `m` (Fermat), constant-time; 0 maps to 0.
-    pub fn inv_prime(&self, a: &[u64]) -> Vec<u64> {
-        with_kernel!(&self.kernel, p => {
-            let am = p.to_monty(&fit(a));
-            p.from_monty(&p.inv_prime(&am)).0[..self.limbs].to_vec()
-        })
-    }
 }
 
 #[cfg(test)]
