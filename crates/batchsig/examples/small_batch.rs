@@ -16,7 +16,10 @@ fn rate(secs: f64, batch: usize, mut f: impl FnMut()) -> f64 {
     let t = Instant::now();
     let mut n = 0usize;
     // A negative `secs` asks for that many batches exactly (for callgrind).
-    while n == 0 || (secs >= 0.0 && t.elapsed().as_secs_f64() < secs) || (n as f64) < -secs * batch as f64 {
+    while n == 0
+        || (secs >= 0.0 && t.elapsed().as_secs_f64() < secs)
+        || (n as f64) < -secs * batch as f64
+    {
         f();
         n += batch;
     }

@@ -8,6 +8,8 @@
 //! - `mul_base` and `mul_point` on P-256, P-384, P-521 with secret scalars and points;
 //! - RSA-2048 and RSA-3072 signing end to end (PKCS#1 v1.5 and PSS): key loading from secret
 //!   components, blinding values and salts from a secret RNG, CRT, the fault check;
+//! - RSA-1024 and RSA-2048 key generation from a secret RNG (prime search, `d`, the CRT
+//!   exponents and `q⁻¹`), and signing with the generated key;
 //! - ECDSA signing end to end on the three curves: private key loading and generation, hedged
 //!   nonces (key, RNG output and nonce all secret).
 //!
@@ -291,6 +293,24 @@ fn check_ec(
 fn check_rsa(backend: &dyn Backend, bits: usize, rng: &mut ChaCha20Rng) -> Check {
     let parts = rsa_parts(bits);
     let key = secret_rsa_key(&parts)?;
+    check_rsa_signing(backend, &key, bits, rng)
+}
+
+/// RSA key generation from a secret RNG (primes, `d`, CRT exponents, `q⁻¹`), then signing
+/// with the generated key.
+fn check_rsa_keygen(backend: &dyn Backend, bits: usize, rng: &mut ChaCha20Rng) -> Check {
+    let mut srng = SecretRng(ChaCha20Rng::from_seed(seed(rng)));
+    let key = RsaPrivateKey::generate(&mut srng, bits).map_err(|e| format!("keygen: {e}"))?;
+    check_rsa_signing(backend, &key, bits, rng)
+}
+
+/// Signs a batch with `key` (PKCS#1 v1.5 and PSS, secret RNG) and verifies the signatures.
+fn check_rsa_signing(
+    backend: &dyn Backend,
+    key: &RsaPrivateKey,
+    bits: usize,
+    rng: &mut ChaCha20Rng,
+) -> Check {
     let digests: Vec<Vec<u8>> = (0..BATCH)
         .map(|i| HashAlg::Sha256.digest(&[i as u8; 3]))
         .collect();
@@ -300,10 +320,7 @@ fn check_rsa(backend: &dyn Backend, bits: usize, rng: &mut ChaCha20Rng) -> Check
     ] {
         let jobs: Vec<RsaSignJob<'_>> = digests
             .iter()
-            .map(|d| RsaSignJob {
-                key: &key,
-                digest: d,
-            })
+            .map(|d| RsaSignJob { key, digest: d })
             .collect();
         let mut srng = SecretRng(ChaCha20Rng::from_seed(seed(rng)));
         let mut sigs = batchsig::rsa::sign_batch(backend, scheme, &jobs, &mut srng)
@@ -408,20 +425,26 @@ fn main() -> ExitCode {
 
     let mut rng = ChaCha20Rng::seed_from_u64(13);
     let mut failed = 0;
+    let mut run = |name: String, f: &mut dyn FnMut() -> Check| {
+        if !wanted(&name) {
+            return;
+        }
+        let t = std::time::Instant::now();
+        match f() {
+            Ok(()) => eprintln!("ct-check: ok   {name} ({:.1} s)", t.elapsed().as_secs_f64()),
+            Err(e) => {
+                eprintln!("ct-check: FAIL {name}: {e}");
+                failed += 1;
+            }
+        }
+    };
+    // Key generation does not depend on the backend (the generated key then signs on scalar).
+    for bits in [1024, 2048] {
+        run(format!("keygen/rsa/{bits}"), &mut || {
+            check_rsa_keygen(&*scalar, bits, &mut rng)
+        });
+    }
     for (bname, b) in &backends {
-        let mut run = |name: String, f: &mut dyn FnMut() -> Check| {
-            if !wanted(&name) {
-                return;
-            }
-            let t = std::time::Instant::now();
-            match f() {
-                Ok(()) => eprintln!("ct-check: ok   {name} ({:.1} s)", t.elapsed().as_secs_f64()),
-                Err(e) => {
-                    eprintln!("ct-check: FAIL {name}: {e}");
-                    failed += 1;
-                }
-            }
-        };
         run(format!("modexp/{bname}"), &mut || {
             check_modexp(&**b, &mut rng)
         });

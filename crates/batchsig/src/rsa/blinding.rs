@@ -71,11 +71,7 @@ impl BlindingCache {
     /// Uses left in the cached chain (0 when empty), for tests.
     #[cfg(test)]
     pub(crate) fn left(&self) -> usize {
-        self.0
-            .lock()
-            .unwrap()
-            .as_ref()
-            .map_or(0, |c| c.left)
+        self.0.lock().unwrap().as_ref().map_or(0, |c| c.left)
     }
 }
 
@@ -206,7 +202,10 @@ mod tests {
                 assert_eq!(n.mul(&p.a, &aie), one, "A·Aᵢᵉ ≢ 1");
                 let continues = prev.as_ref().is_some_and(|q| n.mul(q, q) == *p.a);
                 chain_len = if continues { chain_len + 1 } else { 1 };
-                assert!(chain_len <= BLINDING_CHAIN, "chain longer than {BLINDING_CHAIN}");
+                assert!(
+                    chain_len <= BLINDING_CHAIN,
+                    "chain longer than {BLINDING_CHAIN}"
+                );
                 prev = Some(p.a.to_vec());
                 seen.push(p.a.to_vec());
             }
@@ -263,7 +262,11 @@ mod tests {
             .iter()
             .map(|m| {
                 let fresh = RsaPrivateKey::from_pkcs1_der(&der).unwrap();
-                fresh.sign_batch(&be, scheme, &[m]).unwrap().remove(0).unwrap()
+                fresh
+                    .sign_batch(&be, scheme, &[m])
+                    .unwrap()
+                    .remove(0)
+                    .unwrap()
             })
             .collect();
         let mut at = 0;

@@ -383,16 +383,21 @@ impl RsaPrivateKey {
         loop {
             let p = super::keygen::random_prime(rng, bits / 2, E);
             let q = super::keygen::random_prime(rng, bits / 2, E);
-            if nat::eq_vartime(&p, &q) {
+            // Only the verdict is public (a rejected pair is discarded).
+            if batch_core::ct::declassify_mask(batch_core::ct::eq_mask(&p, &q)) {
                 continue;
             }
-            let n = nat::trim(nat::mul(&p, &q));
+            // n is the public key.
+            let mut n = nat::mul(&p, &q);
+            batch_core::ct::declassify(n.as_mut_slice());
+            let n = nat::trim(n);
             if bits_vartime(&n) != bits {
                 continue;
             }
             let pm1 = nat::sub(&p, &[1]);
             let qm1 = nat::sub(&q, &[1]);
-            let phi = nat::trim(nat::mul(&pm1, &qm1));
+            // Not trimmed: φ's length would follow its value.
+            let phi = nat::mul(&pm1, &qm1);
             let (d, dp, dq) = (
                 super::keygen::inv_small_e(&phi, E),
                 super::keygen::inv_small_e(&pm1, E),

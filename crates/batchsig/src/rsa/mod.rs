@@ -32,8 +32,8 @@ use rand_core::CryptoRngCore;
 use rayon::prelude::*;
 use zeroize::Zeroizing;
 
-pub use blinding::BLINDING_CHAIN;
 use blinding::Secret;
+pub use blinding::BLINDING_CHAIN;
 pub use key::{RsaPrivateKey, RsaPublicKey, MAX_MODULUS_BITS, MIN_MODULUS_BITS};
 
 use crate::batch::{check_not_empty, os_seeded_rng};
