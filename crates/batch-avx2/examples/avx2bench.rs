@@ -1,9 +1,10 @@
 //! Per-core comparison of the AVX2 and scalar backends, same process, same inputs:
 //! `cargo run --release -p batch-avx2 --example avx2bench [batch] [rounds] [filter]`
-//! (only figures whose label contains `filter`, e.g. `1024` or `P-256`).
+//! (only figures whose label contains `filter`, e.g. `1024` or `P-256`; `=LABEL` for one).
 //!
 //! Prints operations per second on one thread for modexp (RSA CRT halves, constant-time;
-//! RSA verification, `_vartime`), `k·G`, `k·Q`, `u₁·G + u₂·Q`, and whole RSA-2048 / P-256 /
+//! RSA verification, `_vartime`), `k·G`, `k·Q`, `u₁·G + u₂·Q` (one point per job, and
+//! shared points: one per 8 … 128 jobs), and whole RSA-2048 / P-256 /
 //! P-384 signatures through batchsig. Each figure is the best of `rounds` runs, timed in CPU
 //! seconds of the process (one worker thread per backend), so a busy machine skews it less.
 use std::time::Instant;
@@ -52,7 +53,11 @@ fn main() {
         .skip(1)
         .find(|a| a.parse::<usize>().is_err())
         .unwrap_or_default();
-    let want = |label: &str| label.contains(filter.as_str());
+    // `=LABEL` asks for that figure only.
+    let want = |label: &str| match filter.strip_prefix('=') {
+        Some(exact) => label == exact,
+        None => label.contains(filter.as_str()),
+    };
     let batch = args.first().copied().unwrap_or(256);
     let rounds = args.get(1).copied().unwrap_or(3);
     let scalar = ScalarBackend::with_threads(1).unwrap();
@@ -132,19 +137,27 @@ fn main() {
             .into_iter()
             .map(Result::unwrap)
             .collect::<Vec<_>>();
-        if !want(&format!("{curve} k")) {
-            continue;
-        }
-        let secs = backends.map(|b| best(rounds, || drop(b.mul_base(curve, &k).unwrap())));
-        line(&format!("{curve} k·G"), secs, batch);
-        let secs = backends.map(|b| best(rounds, || drop(b.mul_point(curve, &q, &k).unwrap())));
-        line(&format!("{curve} k·Q"), secs, batch);
-        let secs = backends.map(|b| {
-            best(rounds, || {
-                drop(b.mul_double_vartime(curve, &k, &k2, &q).unwrap())
-            })
+        let row = |label: String, f: &dyn Fn(&dyn Backend)| {
+            if want(&label) {
+                line(&label, backends.map(|b| best(rounds, || f(b))), batch);
+            }
+        };
+        row(format!("{curve} k·G"), &|b| {
+            drop(b.mul_base(curve, &k).unwrap())
         });
-        line(&format!("{curve} u1·G+u2·Q"), secs, batch);
+        row(format!("{curve} k·Q"), &|b| {
+            drop(b.mul_point(curve, &q, &k).unwrap())
+        });
+        row(format!("{curve} u1·G+u2·Q"), &|b| {
+            drop(b.mul_double_vartime(curve, &k, &k2, &q).unwrap())
+        });
+        // Verification under shared keys: one point per `per` consecutive jobs.
+        for per in [4usize, 8, 12, 16, 32, 128] {
+            let qs: Vec<_> = (0..batch).map(|i| q[i / per]).collect();
+            row(format!("{curve} u1·G+u2·Q, {per} jobs/Q"), &|b| {
+                drop(b.mul_double_vartime(curve, &k, &k2, &qs).unwrap())
+            });
+        }
     }
     // Whole signatures (hashing, padding, blinding, CRT, verification on the CPU included).
     let key = test_keys::rsa(2048);

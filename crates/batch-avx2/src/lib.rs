@@ -39,6 +39,13 @@ mod simd;
 
 use std::sync::OnceLock;
 
+/// Jobs under one point from which a verification batch builds a comb table for that point
+/// (`batch_core::shared`; the table is built by scalar code). Measured with `avx2bench` and
+/// callgrind (AMD EPYC, P-256 and P-384, 256 jobs, threshold lowered to 2): even at 4 jobs a
+/// point, 0.75× the instructions of one point per job at 8, 0.55× at 16 (docs/PERF.md,
+/// "Shared-key verification on avx2").
+pub const SHARED_POINT_MIN: usize = 8;
+
 use batch_core::backend::check_batch;
 use batch_core::pool::Pool;
 use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
@@ -185,7 +192,9 @@ impl Backend for Avx2Backend {
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         let t = self.token()?;
         check_batch(u1.len(), &[("u2", u2.len()), ("points", points.len())])?;
-        Ok(self.install(u1.len(), || imp::mul_double_vartime(t, curve, u1, u2, points)))
+        Ok(self.install(u1.len(), || {
+            imp::mul_double_vartime(t, curve, u1, u2, points)
+        }))
     }
 }
 

@@ -43,7 +43,7 @@ pub fn modexp_group<const N: usize>(
 pub fn ec_chunk<const N: usize>(
     _t: Avx2,
     cc: &crate::ecc::CurveConsts,
-    op: crate::ecc::Op,
+    op: crate::ecc::Op<'_>,
     inputs: &[crate::ecc::EcJob],
 ) -> Vec<batch_core::AffinePoint> {
     // SAFETY: an `Avx2` exists only after `detect` saw AVX2 on this CPU.

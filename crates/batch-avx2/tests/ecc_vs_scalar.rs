@@ -1,7 +1,8 @@
 //! `k·G`, `k·Q` and `u₁·G + u₂·Q` on the AVX2 backend against the scalar backend through the
 //! shared helper: every curve, the batch sizes of `BATCH_SIZES` (0, 1, 3, 4, 5, 63, 64, 65,
 //! 257, 1023), edge scalars (0, 1, 2, n−1, n−2, (n−1)/2), the identity as a point and as a
-//! result, and invalid jobs (scalar = n, point off the curve) that must fail alone.
+//! result, and invalid jobs (scalar = n, point off the curve) that must fail alone; and
+//! verification batches with repeated points (the shared-point path).
 mod common;
 
 use batch_core::dev::{
@@ -63,4 +64,22 @@ fn ecc_identity_results_vs_scalar() {
         return;
     };
     check_identity_results_vs_reference(&ScalarBackend::new(), &b);
+}
+
+/// Verification batches with repeated public points (the shared-point comb path) against the
+/// scalar backend run one job at a time, at group sizes around the threshold and past it.
+#[test]
+fn shared_points_vs_scalar() {
+    let Some(b) = common::avx2_or_skip("shared_points_vs_scalar") else {
+        return;
+    };
+    let min = batch_avx2::SHARED_POINT_MIN;
+    for (i, per_key) in [min - 1, min, 70].into_iter().enumerate() {
+        batch_core::dev::check_shared_points_vs_reference(
+            &ScalarBackend::new(),
+            &b,
+            per_key,
+            41 + i as u64,
+        );
+    }
 }

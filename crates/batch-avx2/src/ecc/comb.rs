@@ -13,18 +13,18 @@ use batch_core::EcUint;
 use batch_scalar::ecc::comb::{booth_digit, booth_windows};
 
 use super::point::{Affine4, Proj4};
-use super::CurveConsts;
-use crate::field::{eq_mask, from_lanes, splat, zero, Fe, Field4, V};
+use super::CombDigits;
+use crate::field::{eq_mask, from_lanes, load, splat, zero, Fe, Field4, V};
 
-/// `mag·2^(w·i)·G` per lane, zero digits where `mag = 0`; reads every entry of window `i`.
+/// `mag·2^(w·i)·B` per lane, zero digits where `mag = 0`; reads every entry of window `i`.
 #[target_feature(enable = "avx2")]
-fn lookup<const N: usize>(cc: &CurveConsts, i: usize, mag: V) -> Affine4<N> {
-    let half = 1usize << (cc.comb_w - 1);
+fn lookup<const N: usize>(t: &CombDigits, i: usize, mag: V) -> Affine4<N> {
+    let half = 1usize << (t.w - 1);
     let mut x = [zero(); N];
     let mut y = [zero(); N];
     for j in 1..=half {
         let mask = eq_mask(mag, splat(j as u64));
-        let e = cc.comb_entry(i, j);
+        let e = t.entry(i, j);
         for d in 0..N {
             x[d] = core::arch::x86_64::_mm256_or_si256(
                 x[d],
@@ -42,23 +42,65 @@ fn lookup<const N: usize>(cc: &CurveConsts, i: usize, mag: V) -> Affine4<N> {
     }
 }
 
-/// `k·G` for four scalars `k < n`. Constant-time in the scalars.
+/// `k·B` for four scalars `k < n`, `B` the table's point (`G`, or a shared public key), `bits`
+/// the curve's. Constant-time in the scalars.
 #[target_feature(enable = "avx2")]
-pub fn mul<const N: usize>(cc: &CurveConsts, f: &Field4<N>, ks: [&EcUint; 4]) -> Proj4<N> {
-    let w = cc.comb_w;
-    let windows = booth_windows(cc.curve.bits(), w);
+pub fn mul<const N: usize>(
+    t: &CombDigits,
+    bits: usize,
+    f: &Field4<N>,
+    ks: [&EcUint; 4],
+) -> Proj4<N> {
+    let w = t.w;
+    let windows = booth_windows(bits, w);
     let mut acc = Proj4::identity(f);
     for i in 0..windows {
         let digits = ks.map(|k| booth_digit(k, i, w));
         let mag = from_lanes(digits.map(|d| d.0));
         let neg = from_lanes(digits.map(|d| d.1));
         let zero_digit = eq_mask(mag, splat(0));
-        let mut e = lookup::<N>(cc, i, mag);
+        let mut e = lookup::<N>(t, i, mag);
         e.neg_if(neg, f);
         // Window 0 too goes through the (complete) addition: a select into the identity here
         // was compiled to a `vpmaskmovq` store masked by the secret digit, which the Valgrind
         // check flags (scripts/ct-check.sh); one addition more per scalar.
         acc = acc.add_mixed(&e, zero_digit, f);
+    }
+    acc
+}
+
+/// [`mul`] for public scalars (verification): each lane loads its own entry by index instead
+/// of scanning the window, so a wide table (a shared point's) costs no more per window than
+/// a narrow one, and windows where every lane's digit is zero are skipped. Variable-time.
+#[target_feature(enable = "avx2")]
+pub fn mul_vartime<const N: usize>(
+    t: &CombDigits,
+    bits: usize,
+    f: &Field4<N>,
+    ks: [&EcUint; 4],
+) -> Proj4<N> {
+    let w = t.w;
+    let mut acc = Proj4::identity(f);
+    for i in 0..booth_windows(bits, w) {
+        let digits = ks.map(|k| booth_digit(k, i, w));
+        if digits.iter().all(|d| d.0 == 0) {
+            continue;
+        }
+        // a zero digit loads entry 1, and the addition's mask skips it
+        let e = digits.map(|d| t.entry(i, d.0.max(1) as usize));
+        let mut p = Affine4 {
+            x: Fe {
+                d: load::<N>(e.map(|e| &e[..N])),
+                k: 1,
+            },
+            y: Fe {
+                d: load::<N>(e.map(|e| &e[N..])),
+                k: 1,
+            },
+        };
+        p.neg_if(from_lanes(digits.map(|d| d.1)), f);
+        let zero_digit = eq_mask(from_lanes(digits.map(|d| d.0)), splat(0));
+        acc = acc.add_mixed(&p, zero_digit, f);
     }
     acc
 }

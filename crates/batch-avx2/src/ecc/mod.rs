@@ -39,36 +39,31 @@ pub const CHUNK: usize = 64;
 pub const COMB_W: usize = 6;
 
 /// One curve's constants for the 4-lane code, built once per process.
+pub use batch_scalar::ecc::comb::CombDigits;
+
 #[derive(Debug)]
 pub struct CurveConsts {
     pub curve: Curve,
-    /// Digits per field element.
     pub n: usize,
     pub field: FieldConsts,
-    /// `p` for canonical conversions.
     pub p: ModulusDigits,
-    /// `p − 2`, the Fermat inversion exponent.
     pub p_minus_2: Vec<u64>,
-    pub comb_w: usize,
-    /// Window `i`, multiple `j`: `2N` digits (x then y) at `(i·2^(w−1) + j − 1)·2N`.
-    comb: Vec<u64>,
+    /// The comb for `G`.
+    pub comb: CombDigits,
+    /// The curve in `batch-scalar`'s form, for the shared-point tables.
+    shared_table: fn(&AffinePoint, usize, &ModulusDigits) -> CombDigits,
 }
 
 impl CurveConsts {
-    fn new<const L: usize>(c: &CurveDef<L>, n: usize) -> Self {
+    fn new<const L: usize>(
+        c: &CurveDef<L>,
+        n: usize,
+        shared_table: fn(&AffinePoint, usize, &ModulusDigits) -> CombDigits,
+    ) -> Self {
         let p_limbs = c.p.modulus().0.to_vec();
         let b = c.p.from_monty(&c.b).0.to_vec();
         let p = crate::digits::modulus_digits(&p_limbs, n).expect("curve primes are valid moduli");
-        let table = batch_scalar::ecc::comb::CombTable::new(c, COMB_W);
-        let half = 1usize << (COMB_W - 1);
-        let mut comb = Vec::with_capacity(table.windows() * half * 2 * n);
-        for i in 0..table.windows() {
-            for j in 1..=half {
-                let e = table.entry_vartime(i, j);
-                comb.extend(p.to_monty_digits(&c.fe_to_seam(&e.x).0));
-                comb.extend(p.to_monty_digits(&c.fe_to_seam(&e.y).0));
-            }
-        }
+        let comb = CombDigits::new(c, &p, &batch_scalar::ecc::comb::CombTable::new(c, COMB_W));
         let mut p_minus_2 = p_limbs.clone();
         p_minus_2[0] -= 2; // p is odd and > 2^64
         Self {
@@ -77,31 +72,40 @@ impl CurveConsts {
             field: FieldConsts::new(&p_limbs, &b, n, crate::digits::DIGIT_BITS),
             p,
             p_minus_2,
-            comb_w: COMB_W,
             comb,
+            shared_table,
         }
     }
 
-    /// `j·2^(w·i)·G`, `1 ≤ j ≤ 2^(w−1)`: x digits then y digits. Variable-time in `i`, `j`.
-    pub fn comb_entry(&self, i: usize, j: usize) -> &[u64] {
-        let at = ((i << (self.comb_w - 1)) + j - 1) * 2 * self.n;
-        &self.comb[at..at + 2 * self.n]
+    /// A comb of width `w` for a public point `q` (valid, not the identity).
+    pub fn table_for(&self, q: &AffinePoint, w: usize) -> CombDigits {
+        (self.shared_table)(q, w, &self.p)
     }
 }
 
-/// The constants for `curve`, built on first use.
 pub fn consts(curve: Curve) -> &'static CurveConsts {
     static C256: OnceLock<CurveConsts> = OnceLock::new();
     static C384: OnceLock<CurveConsts> = OnceLock::new();
     static C521: OnceLock<CurveConsts> = OnceLock::new();
     match curve {
-        Curve::P256 => C256.get_or_init(|| CurveConsts::new(&P256, 10)),
-        Curve::P384 => C384.get_or_init(|| CurveConsts::new(&P384, 15)),
-        Curve::P521 => C521.get_or_init(|| CurveConsts::new(&P521, 20)),
+        Curve::P256 => C256.get_or_init(|| {
+            CurveConsts::new(&P256, 10, |q, w, p| {
+                CombDigits::for_point_vartime(&P256, p, q, w)
+            })
+        }),
+        Curve::P384 => C384.get_or_init(|| {
+            CurveConsts::new(&P384, 15, |q, w, p| {
+                CombDigits::for_point_vartime(&P384, p, q, w)
+            })
+        }),
+        Curve::P521 => C521.get_or_init(|| {
+            CurveConsts::new(&P521, 20, |q, w, p| {
+                CombDigits::for_point_vartime(&P521, p, q, w)
+            })
+        }),
     }
 }
 
-/// A job's inputs after validation (stand-ins for invalid jobs).
 #[derive(Clone, Copy, Debug)]
 pub struct EcJob {
     pub k1: EcUint,
@@ -116,11 +120,13 @@ const STAND_IN: EcJob = EcJob {
 };
 
 /// Which operation a chunk runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Op {
+#[derive(Clone, Copy, Debug)]
+pub enum Op<'a> {
     Base,
     Point,
     DoubleVartime,
+    /// `u₁·G + u₂·Q` with every job's `Q` the table's point.
+    DoubleShared(&'a CombDigits),
 }
 
 /// Jobs at the end of a batch that go to the scalar code: a remainder of one or two (a
@@ -159,7 +165,65 @@ pub fn mul_point(
 }
 
 /// `u₁·G + u₂·Q` for each triple; variable-time (public inputs only).
+use crate::SHARED_POINT_MIN;
+
+/// A shared-point table entry (scalar addition, normalisation, conversion) costs about this
+/// many of this backend's per-job additions ([`batch_core::shared::comb_width`]).
+const TABLE_ENTRY_COST: usize = 4;
+
+/// `u₁·G + u₂·Q` for each triple; variable-time (public inputs only). Jobs sharing a point
+/// in groups of at least [`SHARED_POINT_MIN`] run on a comb table for that point.
 pub fn mul_double_vartime(
+    t: Avx2,
+    curve: Curve,
+    u1: &[EcUint],
+    u2: &[EcUint],
+    points: &[AffinePoint],
+) -> Vec<JobResult<AffinePoint>> {
+    use batch_core::shared::{comb_width, gather, run_split, split_vartime};
+    let split = split_vartime(curve, points, SHARED_POINT_MIN);
+    if split.groups.is_empty() {
+        return mul_double_distinct_vartime(t, curve, u1, u2, points);
+    }
+    let cc = consts(curve);
+    run_split(
+        u1.len(),
+        &split,
+        |idx| {
+            mul_double_distinct_vartime(
+                t,
+                curve,
+                &gather(u1, idx),
+                &gather(u2, idx),
+                &gather(points, idx),
+            )
+        },
+        |q, idx| {
+            let w = comb_width(
+                curve.bits(),
+                idx.len(),
+                batch_scalar::ecc::comb::MAX_W,
+                TABLE_ENTRY_COST,
+            );
+            let table = cc.table_for(q, w);
+            let jobs = idx
+                .iter()
+                .map(|&i| {
+                    check_scalar(curve, &u1[i])
+                        .and_then(|()| check_scalar(curve, &u2[i]))
+                        .map(|()| EcJob {
+                            k1: u1[i],
+                            k2: u2[i],
+                            q: *q,
+                        })
+                })
+                .collect();
+            run(t, cc, Op::DoubleShared(&table), jobs)
+        },
+    )
+}
+
+fn mul_double_distinct_vartime(
     t: Avx2,
     curve: Curve,
     u1: &[EcUint],
@@ -235,7 +299,7 @@ fn mul_double_avx2_vartime(
 fn run(
     t: Avx2,
     cc: &'static CurveConsts,
-    op: Op,
+    op: Op<'_>,
     jobs: Vec<Result<EcJob, Error>>,
 ) -> Vec<JobResult<AffinePoint>> {
     jobs.par_chunks(CHUNK)
@@ -264,7 +328,7 @@ fn run(
 #[target_feature(enable = "avx2")]
 pub fn ec_chunk_avx2<const N: usize>(
     cc: &CurveConsts,
-    op: Op,
+    op: Op<'_>,
     inputs: &[EcJob],
 ) -> Vec<AffinePoint> {
     let f = Field4::<N>::new(&cc.field);
@@ -273,7 +337,12 @@ pub fn ec_chunk_avx2<const N: usize>(
         let lanes = [&g[0], &g[1], &g[2], &g[3]];
         let k1 = lanes.map(|j| &j.k1);
         let pt = match op {
-            Op::Base => comb::mul(cc, &f, k1),
+            Op::Base => comb::mul(&cc.comb, cc.curve.bits(), &f, k1),
+            Op::DoubleShared(table) => {
+                let k2 = lanes.map(|j| &j.k2);
+                let a = comb::mul_vartime(&cc.comb, cc.curve.bits(), &f, k1);
+                a.add(&comb::mul_vartime(table, cc.curve.bits(), &f, k2), &f)
+            }
             Op::Point | Op::DoubleVartime => {
                 // Q per lane into Montgomery form; identity lanes carry (0, 0) and a mask.
                 let xs = lanes.map(|j| to_digits(&j.q.x.0, N));
@@ -283,7 +352,7 @@ pub fn ec_chunk_avx2<const N: usize>(
                     y: f.to_monty(&load([&ys[0], &ys[1], &ys[2], &ys[3]])),
                 };
                 let q_id = from_lanes(lanes.map(|j| (j.q.infinity as u64).wrapping_neg()));
-                if op == Op::Point {
+                if matches!(op, Op::Point) {
                     varbase::mul(&f, cc.curve.bits(), &q, q_id, k1)
                 } else {
                     straus::mul_double_vartime(cc, &f, k1, lanes.map(|j| &j.k2), &q, q_id)

@@ -38,46 +38,7 @@ pub const CHUNK: usize = 64;
 /// Comb window width (the lookup reads `2^(w−1)` entries per window on every lane).
 pub const COMB_W: usize = 6;
 
-/// A comb table in the IFMA representation: window `i`, multiple `j`: `2N` digits (x then
-/// y, Montgomery form, `R = 2^(52·N)`) at `(i·2^(w−1) + j − 1)·2N`.
-#[derive(Debug)]
-pub struct CombDigits {
-    pub w: usize,
-    pub n: usize,
-    data: Vec<u64>,
-}
-
-impl CombDigits {
-    /// Converts `batch-scalar`'s table (same points, 64-bit Montgomery limbs): one scalar
-    /// Montgomery product by `2^(52·N) mod p` per coordinate takes `x·2^(64·L)` to
-    /// `x·2^(52·N)` (a shift-and-reduce per coordinate made tables cost more than they saved).
-    fn new<const L: usize>(
-        c: &CurveDef<L>,
-        p: &ModulusDigits,
-        table: &batch_scalar::ecc::comb::CombTable<L>,
-    ) -> Self {
-        let (w, n) = (table.width(), p.n);
-        let half = 1usize << (w - 1);
-        let r_limbs = batch_core::num::digits::from_digits(&p.to_monty_digits(&[1]), L, DIGIT_BITS);
-        let r_ifma = batch_core::num::Uint::<L>(r_limbs.try_into().expect("L limbs"));
-        let convert = |v: &batch_core::num::Uint<L>| to_digits(&c.p.mul(v, &r_ifma).0, n);
-        let mut data = Vec::with_capacity(table.windows() * half * 2 * n);
-        for i in 0..table.windows() {
-            for j in 1..=half {
-                let e = table.entry_vartime(i, j);
-                data.extend(convert(&e.x));
-                data.extend(convert(&e.y));
-            }
-        }
-        Self { w, n, data }
-    }
-
-    /// `j·2^(w·i)·B`, `1 ≤ j ≤ 2^(w−1)`: x digits then y digits. Variable-time in `i`, `j`.
-    pub fn entry(&self, i: usize, j: usize) -> &[u64] {
-        let at = ((i << (self.w - 1)) + j - 1) * 2 * self.n;
-        &self.data[at..at + 2 * self.n]
-    }
-}
+pub use batch_scalar::ecc::comb::CombDigits;
 
 /// One curve's constants for the IFMA code, built once per process.
 #[derive(Debug)]
@@ -132,15 +93,7 @@ fn shared_table<const L: usize>(
     w: usize,
     p: &ModulusDigits,
 ) -> CombDigits {
-    let qm = batch_scalar::ecc::point::AffineMonty {
-        x: c.p.to_monty(&q.x.truncate()),
-        y: c.p.to_monty(&q.y.truncate()),
-    };
-    CombDigits::new(
-        c,
-        p,
-        &batch_scalar::ecc::comb::CombTable::for_point_vartime(c, &qm, w),
-    )
+    CombDigits::for_point_vartime(c, p, q, w)
 }
 
 /// The constants for `curve`, built on first use.

@@ -12,9 +12,64 @@
 use std::sync::OnceLock;
 
 use batch_core::curve::{CurveDef, P256, P384, P521};
+use batch_core::num::digits::{from_digits, to_digits, ModulusDigits};
 use batch_core::num::{ct_eq_mask, mask_from_bit, Uint};
 
 use super::point::{batch_normalize, AffineMonty, ProjectivePoint};
+
+/// A comb table in a SIMD backend's digit form (`batch_core::num::digits`): window `i`,
+/// multiple `j` as `2N` digits (x then y, Montgomery form, `R = 2^(b·N)`) at
+/// `(i·2^(w−1) + j − 1)·2N`. The AVX2 and AVX-512 backends use it for `G` (once per process)
+/// and for a shared public key (once per verification batch, `batch_core::shared`).
+#[derive(Debug)]
+pub struct CombDigits {
+    pub w: usize,
+    /// Digits per coordinate.
+    pub n: usize,
+    data: Vec<u64>,
+}
+
+impl CombDigits {
+    /// Converts a [`CombTable`] (same points, 64-bit Montgomery limbs): one Montgomery product
+    /// by `2^(b·N) mod p` per coordinate takes `x·2^(64·L)` to `x·2^(b·N)` (a shift-and-reduce
+    /// per coordinate made shared-point tables cost more than they saved).
+    pub fn new<const L: usize>(c: &CurveDef<L>, p: &ModulusDigits, table: &CombTable<L>) -> Self {
+        let (w, n, bits) = (table.width(), p.n, p.digit_bits);
+        let half = 1usize << (w - 1);
+        let r_limbs = from_digits(&p.to_monty_digits(&[1]), L, bits);
+        let r = Uint::<L>(r_limbs.try_into().expect("L limbs"));
+        let convert = |v: &Uint<L>| to_digits(&c.p.mul(v, &r).0, n, bits);
+        let mut data = Vec::with_capacity(table.windows() * half * 2 * n);
+        for i in 0..table.windows() {
+            for j in 1..=half {
+                let e = table.entry_vartime(i, j);
+                data.extend(convert(&e.x));
+                data.extend(convert(&e.y));
+            }
+        }
+        Self { w, n, data }
+    }
+
+    /// The comb of width `w` for a public point `q` (valid, not the identity), converted.
+    pub fn for_point_vartime<const L: usize>(
+        c: &CurveDef<L>,
+        p: &ModulusDigits,
+        q: &batch_core::AffinePoint,
+        w: usize,
+    ) -> Self {
+        let qm = AffineMonty {
+            x: c.p.to_monty(&q.x.truncate()),
+            y: c.p.to_monty(&q.y.truncate()),
+        };
+        Self::new(c, p, &CombTable::for_point_vartime(c, &qm, w))
+    }
+
+    /// `j·2^(w·i)·B`, `1 ≤ j ≤ 2^(w−1)`: x digits then y digits. Variable-time in `i`, `j`.
+    pub fn entry(&self, i: usize, j: usize) -> &[u64] {
+        let at = ((i << (self.w - 1)) + j - 1) * 2 * self.n;
+        &self.data[at..at + 2 * self.n]
+    }
+}
 
 /// Window widths (measured on the scalar backend; see the module docs of `ecc`).
 pub const W_P256: usize = 7;
@@ -199,6 +254,37 @@ mod tests {
     use batch_core::dev::to_big;
     use num_bigint::BigInt;
     use rand::Rng;
+
+    /// The digit form holds each entry's coordinates as `x·2^(b·N) mod p` in `N` digits of `b`
+    /// bits, at the SIMD backends' sizes (28-bit and 52-bit digits), for `G` and another point.
+    #[test]
+    fn comb_digits_hold_each_entry_in_montgomery_digits() {
+        fn check<const L: usize>(c: &CurveDef<L>, n: usize, bits: usize) {
+            let p_limbs = c.p.modulus().0.to_vec();
+            let p = ModulusDigits::new(&p_limbs, n, bits).expect("modulus");
+            let g = CombTable::new(c, 4);
+            let q2 = g.entry_vartime(0, 2).clone(); // 2·G, as another point
+            for (table, w) in [(g, 4usize), (CombTable::for_point_vartime(c, &q2, 3), 3)] {
+                let digits = CombDigits::new(c, &p, &table);
+                assert_eq!((digits.w, digits.n), (w, n));
+                for i in [0, table.windows() - 1] {
+                    for j in [1, 1 << (w - 1)] {
+                        let e = table.entry_vartime(i, j);
+                        let want_x = p.to_monty_digits(&c.p.from_monty(&e.x).0);
+                        let want_y = p.to_monty_digits(&c.p.from_monty(&e.y).0);
+                        assert_eq!(&digits.entry(i, j)[..n], &want_x[..], "{:?} x", c.curve);
+                        assert_eq!(&digits.entry(i, j)[n..], &want_y[..], "{:?} y", c.curve);
+                    }
+                }
+            }
+        }
+        check(&P256, 10, 28);
+        check(&P384, 15, 28);
+        check(&P521, 20, 28);
+        check(&P256, 6, 52);
+        check(&P384, 8, 52);
+        check(&P521, 11, 52);
+    }
 
     /// Σ d_i·2^(w·i) reconstructs k, with |d_i| ≤ 2^(w−1), for edge and random scalars.
     #[test]
