@@ -2,10 +2,14 @@
 //! per backend × algorithm over [`BENCH_BATCH_SIZES`], in operations per second
 //! (`Throughput::Elements` = jobs in the batch).
 //!
-//! `cargo bench -p batch-bench --bench backends` runs everything (~10 min per backend on
-//! 2 cores); filter by group and id, e.g. `-- ecdsap256-sign` or `-- 'rsa2048-verify/avx2'`.
-//! A size whose one batch would take more than [`MAX_BATCH_SECS`] (estimated from a probe
-//! at start-up) is left out and named on stderr — RSA-4096 signing 4096 jobs takes seconds.
+//! `cargo bench -p batch-bench --bench backends` runs everything; filter by group and id, e.g.
+//! `-- ecdsap256-sign` or `-- 'rsa2048-verify/avx2'`. Every cell is measured, 4096-job batches
+//! included: before a backend's cells, a probe warms it up (tables, GPU pipelines, per-key
+//! state) and times growing batches (8, 32, 128, … up to [`PROBE_MAX`] jobs, until one takes
+//! [`PROBE_SECS`]); a cell whose batch is estimated above [`SLOW_BATCH_SECS`] gets criterion's
+//! minimum of 10 one-batch samples (flat sampling) and a measurement time to fit them, the
+//! others 2 s. The probe's estimate of each group's time is printed to stderr before it runs;
+//! `BATCHSIG_BENCH_ESTIMATE=1` prints the estimates only (probes, no measurement) and the total.
 //! Backends are built (GPU device, tables) and keys made before timing starts; inputs are
 //! fixed messages.
 
@@ -19,7 +23,51 @@ use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
 
-const MAX_BATCH_SECS: f64 = 0.3;
+/// A probe stops growing its batch once one batch takes this long ...
+const PROBE_SECS: f64 = 0.2;
+/// ... or reaches this many jobs.
+const PROBE_MAX: usize = 512;
+/// Above this estimated time per batch a cell runs the minimum of samples, one batch each.
+const SLOW_BATCH_SECS: f64 = 0.2;
+/// Criterion's minimum sample count.
+const MIN_SAMPLES: usize = 10;
+/// Measurement time of a fast cell.
+const FAST_CELL_SECS: f64 = 2.0;
+const WARM_UP_SECS: f64 = 0.5;
+
+/// Ops/s of `run` on a warm backend: one untimed batch of 8 jobs, then batches of 8, 32,
+/// 128, … (each made by `prepare` before its timing) until one takes [`PROBE_SECS`] or has
+/// [`PROBE_MAX`] jobs; the last batch's rate (a batch-oriented backend's rate at 8 jobs says
+/// little about 4096).
+fn probe_rate<T>(prepare: impl Fn(usize) -> T, run: impl Fn(&T)) -> f64 {
+    run(&prepare(8));
+    let mut n = 8;
+    loop {
+        let input = prepare(n);
+        let t = Instant::now();
+        run(&input);
+        let secs = t.elapsed().as_secs_f64().max(1e-9);
+        if secs >= PROBE_SECS || n >= PROBE_MAX {
+            return n as f64 / secs;
+        }
+        n *= 4;
+    }
+}
+
+/// Criterion's measurement time for a cell whose batch takes `batch_secs`, and the wall time
+/// the cell is expected to take (warm-up included).
+fn cell_plan(batch_secs: f64) -> (Duration, f64) {
+    if batch_secs > SLOW_BATCH_SECS {
+        // Flat sampling with one batch per sample: MIN_SAMPLES batches, plus one warm-up.
+        let measure = batch_secs * MIN_SAMPLES as f64 * 1.05;
+        (Duration::from_secs_f64(measure), measure + batch_secs)
+    } else {
+        (
+            Duration::from_secs_f64(FAST_CELL_SECS),
+            FAST_CELL_SECS + WARM_UP_SECS,
+        )
+    }
+}
 
 fn bench(c: &mut Criterion) {
     // a backend on an emulation of its hardware (wgpu on llvmpipe) is left out, as in batch-speed
@@ -28,6 +76,9 @@ fn bench(c: &mut Criterion) {
         .filter(|b| b.availability().is_available() && !b.is_emulated())
         .collect();
     let reference = batch_scalar::ScalarBackend::new();
+    let estimate_only = std::env::var_os("BATCHSIG_BENCH_ESTIMATE").is_some_and(|v| v == "1");
+    let started = Instant::now();
+    let mut total_secs = 0.0;
     for alg in Alg::common() {
         let work = Workload::new(alg);
         let largest = *BENCH_BATCH_SIZES.iter().max().unwrap_or(&1);
@@ -52,9 +103,8 @@ fn bench(c: &mut Criterion) {
             let mut group = c.benchmark_group(format!("{}-{}", alg.name(), op.name()));
             group
                 .sampling_mode(SamplingMode::Flat)
-                .sample_size(10)
-                .warm_up_time(Duration::from_millis(500));
-            group.measurement_time(Duration::from_secs(2));
+                .sample_size(MIN_SAMPLES)
+                .warm_up_time(Duration::from_secs_f64(WARM_UP_SECS));
             for b in &backends {
                 if let Alg::Ecdsa(curve) = alg {
                     if !b.curves().contains(&curve) {
@@ -68,26 +118,31 @@ fn bench(c: &mut Criterion) {
                         continue;
                     }
                 }
-                // Probe: ops/s at a small batch, to leave out sizes that would take too long.
-                let probe = messages(8);
-                let t = Instant::now();
-                match op {
-                    Op::Sign => drop(work.sign(b.as_ref(), &probe)),
-                    Op::Verify | Op::VerifyOneKey => drop(verify_batch(op, 8).verify(b.as_ref())),
-                }
-                let rate = 8.0 / t.elapsed().as_secs_f64();
-                for &n in &BENCH_BATCH_SIZES {
-                    if n as f64 / rate > MAX_BATCH_SECS {
-                        eprintln!(
-                            "{}-{}/{}/{n}: left out (one batch ≈ {:.1} s)",
-                            alg.name(),
-                            op.name(),
-                            b.name(),
-                            n as f64 / rate
-                        );
-                        continue;
+                let rate = match op {
+                    Op::Sign => probe_rate(messages, |m| drop(work.sign(b.as_ref(), m))),
+                    Op::Verify | Op::VerifyOneKey => {
+                        probe_rate(|n| verify_batch(op, n), |vb| drop(vb.verify(b.as_ref())))
                     }
+                };
+                let plans: Vec<(Duration, f64)> = BENCH_BATCH_SIZES
+                    .iter()
+                    .map(|&n| cell_plan(n as f64 / rate))
+                    .collect();
+                let expected: f64 = plans.iter().map(|p| p.1).sum();
+                total_secs += expected;
+                eprintln!(
+                    "{}-{}/{}: ≈ {rate:.0} ops/s, its {} cells ≈ {expected:.0} s",
+                    alg.name(),
+                    op.name(),
+                    b.name(),
+                    plans.len()
+                );
+                if estimate_only {
+                    continue;
+                }
+                for (&n, (measure, _)) in BENCH_BATCH_SIZES.iter().zip(&plans) {
                     group.throughput(Throughput::Elements(n as u64));
+                    group.measurement_time(*measure);
                     let msgs = messages(n);
                     let vb = verify_batch(op, n);
                     group.bench_with_input(BenchmarkId::new(b.name(), n), &n, |bch, _| match op {
@@ -101,6 +156,12 @@ fn bench(c: &mut Criterion) {
             group.finish();
         }
     }
+    eprintln!(
+        "backends bench: cells estimated at {:.0} min in all; {:.0} min so far (keys and probes \
+         included)",
+        total_secs / 60.0,
+        started.elapsed().as_secs_f64() / 60.0
+    );
 }
 
 criterion_group!(benches, bench);
