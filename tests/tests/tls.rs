@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
-use batch_tests::openssl;
+use batch_tests::{openssl, openssl_run, write_file as write};
 use batch_tls::x509::{self, ChainOptions};
 use batch_tls::{
     compare, format_table, measure, simulate, summarize, wire, CertPublicKey, Corruption, KexGroup,
@@ -228,27 +228,6 @@ ecdsa_cv_test!(
     Suite::Ecdsa(Curve::P521),
     KexGroup::P256
 );
-
-fn openssl_run(args: &[&str]) -> (bool, String) {
-    let out = Command::new("openssl")
-        .args(args)
-        .output()
-        .expect("openssl runs");
-    (
-        out.status.success(),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
-}
-
-fn write(dir: &Path, name: &str, data: &[u8]) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, data).unwrap();
-    p.to_str().unwrap().to_string()
-}
 
 #[test]
 fn generated_chains_verify_with_openssl_and_have_the_default_issuers() {

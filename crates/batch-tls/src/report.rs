@@ -240,6 +240,8 @@ pub fn summarize(runs: &[TlsSimReport]) -> Option<RunSummary> {
 pub struct Comparison {
     pub backend: String,
     pub kex: KexGroup,
+    /// The batch size both ran at.
+    pub handshakes: usize,
     pub side: Side,
     /// The faster by median (the first given when equal).
     pub faster: Suite,
@@ -272,6 +274,7 @@ pub fn compare(summaries: &[RunSummary]) -> Vec<Comparison> {
                 out.push(Comparison {
                     backend: a.backend.clone(),
                     kex: a.kex,
+                    handshakes: a.handshakes,
                     side,
                     faster,
                     slower,
@@ -361,14 +364,14 @@ pub fn format_comparison(comparisons: &[Comparison]) -> String {
         if c.overlap {
             let _ = writeln!(
                 s,
-                "{} {} ({}): {f} ({fb}-bit) vs {sl} ({sb}-bit): within noise (runs overlap, medians {:.2}x)",
-                c.backend, c.side, c.kex, c.ratio
+                "{} {} ({}, N = {}): {f} ({fb}-bit) vs {sl} ({sb}-bit): within noise (runs overlap, medians {:.2}x)",
+                c.backend, c.side, c.kex, c.handshakes, c.ratio
             );
         } else {
             let _ = writeln!(
                 s,
-                "{} {} ({}): {f} ({fb}-bit) {:.2}x the handshakes/s of {sl} ({sb}-bit)",
-                c.backend, c.side, c.kex, c.ratio
+                "{} {} ({}, N = {}): {f} ({fb}-bit) {:.2}x the handshakes/s of {sl} ({sb}-bit)",
+                c.backend, c.side, c.kex, c.handshakes, c.ratio
             );
         }
     }
@@ -454,10 +457,10 @@ mod tests {
         let client = &c[1];
         assert!(client.overlap, "20000–21000 and 20500–22000 overlap");
         let text = format_comparison(&c);
-        assert!(text.contains("scalar server (secp256r1): P-256 (128-bit) 29.52x the handshakes/s of RSA-2048 (112-bit)"), "{text}");
+        assert!(text.contains("scalar server (secp256r1, N = 4): P-256 (128-bit) 29.52x the handshakes/s of RSA-2048 (112-bit)"), "{text}");
         assert!(
             text.contains(
-                "scalar client (secp256r1): P-256 (128-bit) vs RSA-2048 (112-bit): within noise"
+                "scalar client (secp256r1, N = 4): P-256 (128-bit) vs RSA-2048 (112-bit): within noise"
             ),
             "{text}"
         );

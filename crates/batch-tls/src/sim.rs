@@ -584,6 +584,7 @@ impl<'a> TlsBatch<'a> {
         self.stage = Stage::ClientHello;
         Ok(())
     }
+
     /// Server flight: validate the client shares, one `mul_base` batch (server shares), one
     /// `mul_point` batch (ECDH), transcript hashes, one signing batch (CertificateVerify).
     pub fn server_flight(&mut self) -> Result<(), Error> {

@@ -57,6 +57,15 @@ fn extension(out: &mut Vec<u8>, ext: u16, data: &[u8]) {
     out.extend_from_slice(data);
 }
 
+/// `KeyShareEntry` (RFC 8446 §4.2.8): group, then the share with its u16 length.
+fn key_share_entry(group: u16, share: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 + share.len());
+    put_u16(&mut out, group as usize);
+    put_u16(&mut out, share.len());
+    out.extend_from_slice(share);
+    out
+}
+
 fn scheme_list(schemes: &[u16]) -> Vec<u8> {
     let mut out = Vec::with_capacity(2 + 2 * schemes.len());
     put_u16(&mut out, 2 * schemes.len());
@@ -102,11 +111,10 @@ pub fn client_hello(
         EXT_SIGNATURE_ALGORITHMS_CERT,
         &scheme_list(cert_schemes),
     );
-    let mut ks = Vec::with_capacity(6 + share.len());
-    put_u16(&mut ks, 4 + share.len()); // client_shares list
-    put_u16(&mut ks, group as usize);
-    put_u16(&mut ks, share.len());
-    ks.extend_from_slice(share);
+    let entry = key_share_entry(group, share);
+    let mut ks = Vec::with_capacity(2 + entry.len());
+    put_u16(&mut ks, entry.len()); // client_shares list
+    ks.extend_from_slice(&entry);
     extension(&mut exts, EXT_KEY_SHARE, &ks);
     put_u16(&mut body, exts.len());
     body.extend_from_slice(&exts);
@@ -123,11 +131,7 @@ pub fn server_hello(random: &[u8; 32], cipher_suite: u16, group: u16, share: &[u
     body.push(0);
     let mut exts = Vec::new();
     extension(&mut exts, EXT_SUPPORTED_VERSIONS, &[0x03, 0x04]);
-    let mut ks = Vec::with_capacity(4 + share.len());
-    put_u16(&mut ks, group as usize);
-    put_u16(&mut ks, share.len());
-    ks.extend_from_slice(share);
-    extension(&mut exts, EXT_KEY_SHARE, &ks);
+    extension(&mut exts, EXT_KEY_SHARE, &key_share_entry(group, share));
     put_u16(&mut body, exts.len());
     body.extend_from_slice(&exts);
     handshake(SERVER_HELLO, &body)
