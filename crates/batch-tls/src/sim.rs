@@ -930,8 +930,12 @@ impl<'a> TlsBatch<'a> {
             };
             digests.push((c.alg.sig_alg(), c.alg.hash().digest(c.tbs_der), sig));
         }
-        let mut algs: Vec<SigAlg> = digests.iter().map(|d| d.0).collect();
-        algs.dedup();
+        let mut algs: Vec<SigAlg> = Vec::with_capacity(1);
+        for d in &digests {
+            if !algs.contains(&d.0) {
+                algs.push(d.0);
+            }
+        }
         for alg in algs {
             let jobs: Vec<(&CertPublicKey, &[u8], &[u8])> = digests
                 .iter()
