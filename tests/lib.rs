@@ -33,3 +33,26 @@ pub fn openssl(what: &str) -> Option<String> {
         }
     }
 }
+
+/// Runs `openssl` with `args`: whether it succeeded, and its stdout and stderr.
+pub fn openssl_run(args: &[&str]) -> (bool, String) {
+    let out = Command::new("openssl")
+        .args(args)
+        .output()
+        .expect("openssl runs");
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+/// Writes `data` to `dir/name`; returns the path as a string (for command lines).
+pub fn write_file(dir: &std::path::Path, name: &str, data: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, data).unwrap();
+    p.to_str().unwrap().to_string()
+}

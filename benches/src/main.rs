@@ -16,7 +16,9 @@ use batch_bench::report::{self, BackendInfo, Config, Record, Report, SweepRecord
 use batch_bench::stats::{self, Runs};
 use batch_bench::{budget, machine, openssl, plot, SWEEP_SIZES};
 use batch_core::{Availability, Backend};
-use batchsig::tls::{self, KexGroup, Suite, TlsSimConfig, TlsSimReport};
+use batch_tls::{
+    self as tls, KexGroup, RunSummary, ServerIdentity, ServerKey, Suite, TlsSimConfig,
+};
 use clap::{Parser, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -76,16 +78,28 @@ struct Args {
     /// Also simulate TLS 1.3 full handshakes: handshakes/s per suite, side and backend.
     #[arg(long)]
     tls: bool,
-    /// Certificate types for --tls: rsa2048, rsa3072, rsa4096, rsa7680, rsa15360, p256, p384,
-    /// p521 (or the TLS scheme names), `common` (the default) or `all`.
+    /// Certificate types for --tls: rsa2048, rsa3072, rsa4096, rsa7680, rsa15360 (any RSA
+    /// size from 2048), p256, p384, p521 (or the TLS scheme names), `common` (the default) or
+    /// `all`. Server keys are the fixed test keys, each under generated default issuers.
     #[arg(long, default_value = "common")]
     tls_suites: String,
-    /// Concurrent handshakes per --tls run (each step is one batch of this many jobs).
-    #[arg(long, default_value_t = 1024)]
-    tls_handshakes: usize,
-    /// Certificate signatures the client verifies per handshake (leaf + intermediates).
-    #[arg(long, default_value_t = 2)]
-    tls_chain_depth: usize,
+    /// Handshakes per --tls run (each server step is one batch of this many jobs); several
+    /// (`64,1024`) give the latency-vs-throughput sweep.
+    #[arg(long, value_delimiter = ',', default_values_t = [1024])]
+    tls_handshakes: Vec<usize>,
+    /// Timed --tls runs per cell, after one warm-up run: the table shows medians and ranges.
+    #[arg(long, default_value_t = 3)]
+    tls_runs: usize,
+    /// Your own identity for --tls instead of --tls-suites: the chain the server sends (PEM,
+    /// leaf first), with --tls-key and --tls-root.
+    #[arg(long, requires_all = ["tls_key", "tls_root"])]
+    tls_chain: Option<PathBuf>,
+    /// The server's private key (PEM or DER) for --tls-chain.
+    #[arg(long, requires = "tls_chain")]
+    tls_key: Option<PathBuf>,
+    /// The root certificate the clients trust (PEM) for --tls-chain.
+    #[arg(long, requires = "tls_chain")]
+    tls_root: Option<PathBuf>,
     /// ECDHE group for --tls: p256, p384 or p521.
     #[arg(long, default_value = "p256")]
     tls_kex: String,
@@ -327,8 +341,11 @@ fn run(args: Args) -> Result<bool, String> {
     let tls_plan = if args.tls {
         let kex = KexGroup::from_name(&args.tls_kex)
             .ok_or_else(|| format!("unknown key-exchange group {:?}", args.tls_kex))?;
-        if args.tls_handshakes == 0 {
+        if args.tls_handshakes.contains(&0) || args.tls_handshakes.is_empty() {
             return Err("--tls-handshakes must be at least 1".into());
+        }
+        if args.tls_runs == 0 {
+            return Err("--tls-runs must be at least 1".into());
         }
         Some((parse_suites(&args.tls_suites)?, kex))
     } else {
@@ -715,8 +732,50 @@ fn run_sweep(
     pb.finish_and_clear();
 }
 
-/// `--tls`: one simulation per backend and suite; prints the handshake table and the
-/// per-level comparison, and adds one JSON record per side. Returns whether any run failed.
+/// The identities of `--tls`: the user's (`--tls-chain`), or each suite's fixed test key under
+/// default issuers generated once per issuer type.
+fn tls_identities(suites: &[Suite], args: &Args) -> Result<Vec<ServerIdentity>, String> {
+    if let (Some(chain), Some(key), Some(root)) = (&args.tls_chain, &args.tls_key, &args.tls_root) {
+        let read = |p: &PathBuf| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
+        return ServerIdentity::from_pem(&read(chain)?, &read(key)?, &read(root)?)
+            .map(|id| vec![id])
+            .map_err(|e| format!("--tls-chain: {e}"));
+    }
+    let ca = batch_scalar::ScalarBackend::new();
+    let mut rng = rand_core::OsRng;
+    let mut issuers: Vec<(Suite, Vec<ServerKey>)> = Vec::new();
+    let mut out = Vec::new();
+    for &suite in suites {
+        let key = match suite {
+            Suite::RsaPss(bits) if batchsig::test_keys::rsa_pem(bits).is_some() => {
+                ServerKey::Rsa(batchsig::test_keys::rsa(bits))
+            }
+            Suite::RsaPss(_) => ServerKey::generate(suite, &mut rng).map_err(|e| e.to_string())?,
+            Suite::Ecdsa(curve) => ServerKey::Ecdsa(batchsig::test_keys::ecdsa(curve)),
+        };
+        let issuer = key.default_issuer_suite();
+        if !issuers.iter().any(|i| i.0 == issuer) {
+            let keys = (0..2)
+                .map(|_| ServerKey::generate(issuer, &mut rng))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| e.to_string())?;
+            issuers.push((issuer, keys));
+        }
+        let keys = &issuers
+            .iter()
+            .find(|i| i.0 == issuer)
+            .expect("made above")
+            .1;
+        let id = ServerIdentity::issue(&ca, key, keys, &Default::default(), &mut rng)
+            .map_err(|e| format!("issuing the {} chain: {e}", suite.certificate_type()))?;
+        out.push(id);
+    }
+    Ok(out)
+}
+
+/// `--tls`: per backend, identity and batch size, a warm-up run and `--tls-runs` timed
+/// runs; prints the handshake table and the comparisons across certificate types, and adds
+/// one JSON record per side. Returns whether any run failed.
 fn run_tls(
     rep: &mut Report,
     live: &[&Arc<dyn Backend>],
@@ -725,11 +784,20 @@ fn run_tls(
     args: &Args,
     pool: &rayon::ThreadPool,
 ) -> bool {
-    let pb = progress((live.len() * suites.len()) as u64);
-    let mut reports: Vec<TlsSimReport> = Vec::new();
+    let identities = match tls_identities(suites, args) {
+        Ok(ids) => ids,
+        Err(e) => {
+            println!("tls: FAILED — {e}");
+            return true;
+        }
+    };
+    let cells = live.len() * identities.len() * args.tls_handshakes.len();
+    let pb = progress(cells as u64);
+    let mut summaries: Vec<RunSummary> = Vec::new();
     let mut failed = false;
     for b in live {
-        for &suite in suites {
+        for id in &identities {
+            let suite = id.suite();
             let needs = [Some(kex.curve()), suite.ecdsa_curve()];
             if let Some(c) = needs
                 .into_iter()
@@ -737,50 +805,51 @@ fn run_tls(
                 .find(|c| !b.curves().contains(c))
             {
                 pb.println(format!(
-                    "tls {} {}: n/a — {} does not implement {c} yet",
+                    "tls {} {suite}: n/a — {} does not implement {c} yet",
                     b.name(),
-                    suite.name(),
                     b.name()
                 ));
-                pb.inc(1);
+                pb.inc(args.tls_handshakes.len() as u64);
                 continue;
             }
-            pb.set_message(format!("tls {} {}", b.name(), suite.name()));
-            let mut config = TlsSimConfig::new(suite, args.tls_handshakes);
-            config.kex = kex;
-            config.chain_depth = args.tls_chain_depth;
-            match pool.install(|| tls::simulate(b.as_ref(), &config)) {
-                // Nothing was corrupted on purpose: any failed handshake is a backend fault.
-                Ok(r) if r.failed > 0 => {
-                    pb.println(format!(
-                        "tls {} {}: FAILED — {} handshakes failed their checks",
-                        b.name(),
-                        suite.name(),
-                        r.failed
-                    ));
-                    failed = true;
+            for &n in &args.tls_handshakes {
+                pb.set_message(format!("tls {} {suite} N={n}", b.name()));
+                let mut config = TlsSimConfig::new(n);
+                config.kex = kex;
+                match pool.install(|| tls::measure(b.as_ref(), id, &config, args.tls_runs)) {
+                    // Nothing was corrupted on purpose: any failed handshake is a backend fault.
+                    Ok(r) if r.failed > 0 => {
+                        pb.println(format!(
+                            "tls {} {suite}: FAILED — {} handshakes failed their checks",
+                            b.name(),
+                            r.failed
+                        ));
+                        failed = true;
+                    }
+                    Ok(r) => summaries.push(r),
+                    Err(e) => {
+                        pb.println(format!("tls {} {suite}: FAILED — {e}", b.name()));
+                        failed = true;
+                    }
                 }
-                Ok(r) => reports.push(r),
-                Err(e) => {
-                    pb.println(format!("tls {} {}: FAILED — {e}", b.name(), suite.name()));
-                    failed = true;
-                }
+                pb.inc(1);
             }
-            pb.inc(1);
         }
     }
     pb.finish_and_clear();
-    println!("\nTLS 1.3 full handshakes ({} ECDHE, chain depth {}, {} concurrent), public-key work only:", kex.name(), args.tls_chain_depth, args.tls_handshakes);
-    print!("{}", tls::format_table(&reports));
-    println!("cheaper certificate per security level:");
-    print!(
-        "{}",
-        tls::format_comparison(&tls::compare_security_levels(&reports))
+    println!(
+        "\nTLS 1.3 full handshakes ({} ECDHE, {} runs after a warm-up), public-key work only; server: one machine batching N handshakes per step; client: N independent clients:",
+        kex.name(),
+        args.tls_runs
     );
+    print!("{}", tls::format_table(&summaries));
+    println!("certificate types compared (same backend and N):");
+    print!("{}", tls::format_comparison(&tls::compare(&summaries)));
     let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
-    for r in &reports {
+    for r in &summaries {
         for side in [&r.server, &r.client] {
             let c = &side.per_handshake;
+            let p = &side.per_batch;
             rep.tls.push(serde_json::json!({
                 "backend": r.backend,
                 "suite": r.suite.name(),
@@ -788,7 +857,10 @@ fn run_tls(
                 "security_bits": r.suite.security_bits(),
                 "kex": r.kex.name(),
                 "side": side.side.name(),
-                "handshakes_per_sec": side.handshakes_per_sec,
+                "handshakes_per_sec": side.median_hps,
+                "handshakes_per_sec_min": side.min_hps,
+                "handshakes_per_sec_max": side.max_hps,
+                "runs": r.runs,
                 "handshakes": r.handshakes,
                 "chain_depth": r.chain_depth,
                 "threads": rep.config.threads,
@@ -798,6 +870,13 @@ fn run_tls(
                     "sign": us(c.sign),
                     "verify": us(c.verify),
                     "chain": us(c.chain),
+                },
+                "us_per_batch": {
+                    "key_share": us(p.key_share),
+                    "ecdh": us(p.ecdh),
+                    "sign": us(p.sign),
+                    "verify": us(p.verify),
+                    "chain": us(p.chain),
                 },
                 "failed": r.failed,
             }));

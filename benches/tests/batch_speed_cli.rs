@@ -206,6 +206,8 @@ fn tls_adds_handshake_records() {
             "p256,rsa2048",
             "--tls-handshakes",
             "4",
+            "--tls-runs",
+            "2",
             "--json",
         ])
         .arg(&json)
@@ -218,7 +220,10 @@ fn tls_adds_handshake_records() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.contains("TLS 1.3 full handshakes") && stdout.contains("ecdsa_secp256r1_sha256"),
+        stdout.contains("TLS 1.3 full handshakes")
+            && stdout.contains("P-256")
+            && stdout.contains("RSA-2048")
+            && stdout.contains("N independent clients"),
         "{stdout}"
     );
     let v: serde_json::Value =
@@ -234,6 +239,13 @@ fn tls_adds_handshake_records() {
         );
         assert!(["server", "client"].contains(&r["side"].as_str().unwrap()));
         assert!(r["handshakes_per_sec"].as_f64().unwrap() > 0.0);
+        assert_eq!(r["runs"], 2);
+        let (lo, mid, hi) = (
+            r["handshakes_per_sec_min"].as_f64().unwrap(),
+            r["handshakes_per_sec"].as_f64().unwrap(),
+            r["handshakes_per_sec_max"].as_f64().unwrap(),
+        );
+        assert!(lo <= mid && mid <= hi, "{r}");
         assert_eq!(r["failed"], 0);
     }
 }

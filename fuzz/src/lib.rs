@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use batch_core::Curve;
+use batch_tls::{wire, x509};
 use batchsig::ecdsa::{EcdsaPrivateKey, EcdsaPublicKey, EcdsaSignature};
 use batchsig::rsa::{RsaPrivateKey, RsaPublicKey, RsaScheme};
-use batchsig::tls::wire;
 use batchsig::{test_keys, HashAlg};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -152,7 +152,13 @@ fn ecdsa_signature(b: &[u8]) -> bool {
 fn tls_wire(b: &[u8]) -> bool {
     let mut any = wire::parse_certificate(b).is_ok();
     any |= wire::parse_certificate_verify(b).is_ok();
-    any |= wire::parse_tbs(b).is_ok();
+    if let Ok(certs) = wire::parse_certificate(b) {
+        for c in certs {
+            any |= x509::parse(c).is_ok_and(|p| p.public_key().is_ok());
+        }
+    }
+    any |= x509::parse(b).is_ok_and(|p| p.signature().is_ok() && p.public_key().is_ok());
+    any |= wire::client_hello_schemes(b, true).is_ok();
     for group in [0x0017u16, 0x0018, 0x0019] {
         any |= wire::client_hello_share(b, group).is_ok();
         any |= wire::server_hello_share(b, group).is_ok();
@@ -215,12 +221,31 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
             .collect(),
         "tls_wire" => {
             let share = ec[0].public_key().to_sec1_bytes();
-            let cert_key = rsa.public_key().to_pkcs1_der().expect("encodes");
+            // A real chain: the fixed P-256 key under the fixed P-384 key (a deterministic
+            // RNG, so the corpus is reproducible).
+            let leaf = batch_tls::ServerKey::Ecdsa(ec[0].clone());
+            let issuer = batch_tls::ServerKey::Ecdsa(ec[1].clone());
+            let mut rng = <rand_chacha::ChaCha20Rng as rand::SeedableRng>::seed_from_u64(7);
+            let options = x509::ChainOptions {
+                server_name: "fuzz.test".into(),
+                not_before: std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000),
+                not_after: std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_800_000_000),
+            };
+            let (chain, root) = x509::issue_chain(&backend(), &leaf, &[issuer], &options, &mut rng)
+                .expect("issues");
             vec![
-                wire::client_hello(&[7; 32], 0x1301, 0x0017, 0x0804, &share),
+                wire::client_hello(
+                    &[7; 32],
+                    0x1301,
+                    0x0017,
+                    0x0804,
+                    &x509::ACCEPTED_CERT_SCHEMES,
+                    &share,
+                ),
                 wire::server_hello(&[9; 32], 0x1301, 0x0017, &share),
                 wire::certificate_verify(0x0804, &[0xab; 256]),
-                wire::tbs(0, "leaf", "ca", 1, &cert_key),
+                wire::certificate(&chain).0,
+                root,
             ]
         }
         _ => panic!("no target {target}"),

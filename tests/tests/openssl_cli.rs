@@ -2,10 +2,7 @@
 //! -verify`, and `openssl dgst -sign` signatures verify with ours — RSA PKCS#1 v1.5 and PSS,
 //! ECDSA on every curve. Skips loudly without `openssl`; fails under CI.
 
-use std::path::Path;
-use std::process::Command;
-
-use batch_tests::openssl;
+use batch_tests::{openssl, openssl_run as run, write_file as write};
 use batchsig::ecdsa::{curve_hash, EcdsaSignature};
 use batchsig::rsa::RsaScheme;
 use batchsig::{test_keys, Curve, HashAlg};
@@ -20,27 +17,6 @@ fn dgst_name(h: HashAlg) -> &'static str {
         HashAlg::Sha384 => "-sha384",
         HashAlg::Sha512 => "-sha512",
     }
-}
-
-fn run(args: &[&str]) -> (bool, String) {
-    let out = Command::new("openssl")
-        .args(args)
-        .output()
-        .expect("openssl runs");
-    (
-        out.status.success(),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
-}
-
-fn write(dir: &Path, name: &str, data: &[u8]) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, data).unwrap();
-    p.to_str().unwrap().to_string()
 }
 
 const PSS_OPTS: [&str; 4] = [

@@ -31,8 +31,6 @@ pub mod rsa;
 pub mod signer;
 #[cfg(feature = "test-keys")]
 pub mod test_keys;
-#[cfg(feature = "test-keys")]
-pub mod tls;
 
 pub use batch_core::{self, AffinePoint, Availability, Backend, Curve, Error, JobResult};
 pub use hash::HashAlg;

@@ -3,9 +3,8 @@
 //!
 //! Handshake messages follow RFC 8446 §4 framing (`type ‖ u24 length ‖ body`) closely enough
 //! that a byte flipped in flight lands where it would in a real handshake (a key share, a
-//! certificate, a signature); certificates are synthetic (not X.509): a TBS blob naming the
-//! subject, the issuer and the subject's public key, signed by the issuer. Parsers are total:
-//! any input, corrupted or truncated, gives `Err`, never a panic.
+//! certificate, a signature); certificates are X.509 DER ([`crate::x509`]). Parsers are
+//! total: any input, corrupted or truncated, gives `Err`, never a panic.
 
 /// RFC 8446 §4.4.3: 64 spaces, the context string, a zero byte, then the transcript hash.
 pub const CERTIFICATE_VERIFY_PAD: [u8; 64] = [0x20; 64];
@@ -23,10 +22,8 @@ const CERTIFICATE_VERIFY: u8 = 15;
 const EXT_SUPPORTED_GROUPS: u16 = 0x000a;
 const EXT_SIGNATURE_ALGORITHMS: u16 = 0x000d;
 const EXT_SUPPORTED_VERSIONS: u16 = 0x002b;
+const EXT_SIGNATURE_ALGORITHMS_CERT: u16 = 0x0032;
 const EXT_KEY_SHARE: u16 = 0x0033;
-
-/// Marks the start of every synthetic TBS blob.
-const CERT_MAGIC: &[u8] = b"batchsig synthetic certificate v1";
 
 /// The content a server signs in CertificateVerify (RFC 8446 §4.4.3).
 pub fn certificate_verify_content(transcript_hash: &[u8]) -> Vec<u8> {
@@ -60,13 +57,34 @@ fn extension(out: &mut Vec<u8>, ext: u16, data: &[u8]) {
     out.extend_from_slice(data);
 }
 
-/// ClientHello offering one cipher suite, one group and one signature scheme; the key share
-/// is the last extension, so the message's last byte is the share's last byte.
+/// `KeyShareEntry` (RFC 8446 §4.2.8): group, then the share with its u16 length.
+fn key_share_entry(group: u16, share: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 + share.len());
+    put_u16(&mut out, group as usize);
+    put_u16(&mut out, share.len());
+    out.extend_from_slice(share);
+    out
+}
+
+fn scheme_list(schemes: &[u16]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(2 + 2 * schemes.len());
+    put_u16(&mut out, 2 * schemes.len());
+    for &s in schemes {
+        put_u16(&mut out, s as usize);
+    }
+    out
+}
+
+/// ClientHello offering one cipher suite, one group, one CertificateVerify signature scheme
+/// (`signature_algorithms`) and the schemes it accepts in certificates
+/// (`signature_algorithms_cert`, RFC 8446 §4.2.3); the key share is the last extension, so
+/// the message's last byte is the share's last byte.
 pub fn client_hello(
     random: &[u8; 32],
     cipher_suite: u16,
     group: u16,
     sig_scheme: u16,
+    cert_schemes: &[u16],
     share: &[u8],
 ) -> Vec<u8> {
     let mut body = Vec::with_capacity(128 + share.len());
@@ -86,13 +104,17 @@ pub fn client_hello(
     extension(
         &mut exts,
         EXT_SIGNATURE_ALGORITHMS,
-        &[0, 2, (sig_scheme >> 8) as u8, sig_scheme as u8],
+        &scheme_list(&[sig_scheme]),
     );
-    let mut ks = Vec::with_capacity(6 + share.len());
-    put_u16(&mut ks, 4 + share.len()); // client_shares list
-    put_u16(&mut ks, group as usize);
-    put_u16(&mut ks, share.len());
-    ks.extend_from_slice(share);
+    extension(
+        &mut exts,
+        EXT_SIGNATURE_ALGORITHMS_CERT,
+        &scheme_list(cert_schemes),
+    );
+    let entry = key_share_entry(group, share);
+    let mut ks = Vec::with_capacity(2 + entry.len());
+    put_u16(&mut ks, entry.len()); // client_shares list
+    ks.extend_from_slice(&entry);
     extension(&mut exts, EXT_KEY_SHARE, &ks);
     put_u16(&mut body, exts.len());
     body.extend_from_slice(&exts);
@@ -109,11 +131,7 @@ pub fn server_hello(random: &[u8; 32], cipher_suite: u16, group: u16, share: &[u
     body.push(0);
     let mut exts = Vec::new();
     extension(&mut exts, EXT_SUPPORTED_VERSIONS, &[0x03, 0x04]);
-    let mut ks = Vec::with_capacity(4 + share.len());
-    put_u16(&mut ks, group as usize);
-    put_u16(&mut ks, share.len());
-    ks.extend_from_slice(share);
-    extension(&mut exts, EXT_KEY_SHARE, &ks);
+    extension(&mut exts, EXT_KEY_SHARE, &key_share_entry(group, share));
     put_u16(&mut body, exts.len());
     body.extend_from_slice(&exts);
     handshake(SERVER_HELLO, &body)
@@ -124,91 +142,29 @@ pub fn encrypted_extensions() -> Vec<u8> {
     handshake(ENCRYPTED_EXTENSIONS, &[0, 0])
 }
 
-/// A synthetic certificate: `u16 len ‖ tbs ‖ u16 sig_scheme ‖ u16 len ‖ signature`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SyntheticCert {
-    /// The signed part: magic, level, subject, issuer, subject public key.
-    pub tbs: Vec<u8>,
-    /// The issuer's signature scheme (TLS code point) over `tbs`.
-    pub sig_scheme: u16,
-    /// The issuer's signature over `tbs` (empty for an unsigned, pinned leaf).
-    pub signature: Vec<u8>,
-}
-
-/// The TBS part of a synthetic certificate; the subject name starts at
-/// [`TBS_SUBJECT_OFFSET`].
-pub fn tbs(level: u8, subject: &str, issuer: &str, key_type: u8, key: &[u8]) -> Vec<u8> {
-    let mut out =
-        Vec::with_capacity(CERT_MAGIC.len() + 16 + subject.len() + issuer.len() + key.len());
-    out.extend_from_slice(CERT_MAGIC);
-    out.push(level);
-    put_u16(&mut out, subject.len());
-    out.extend_from_slice(subject.as_bytes());
-    put_u16(&mut out, issuer.len());
-    out.extend_from_slice(issuer.as_bytes());
-    out.push(key_type);
-    put_u16(&mut out, key.len());
-    out.extend_from_slice(key);
-    out
-}
-
-/// Offset of the subject name's first byte in a TBS blob.
-pub const TBS_SUBJECT_OFFSET: usize = CERT_MAGIC.len() + 1 + 2;
-
-/// What a TBS blob says: its subject public key (type byte and encoding).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParsedTbs<'a> {
-    pub key_type: u8,
-    pub key: &'a [u8],
-}
-
-/// Reads a TBS blob written by [`tbs`].
-pub fn parse_tbs(b: &[u8]) -> Result<ParsedTbs<'_>, &'static str> {
-    let mut r = Reader(b);
-    if r.take(CERT_MAGIC.len())? != CERT_MAGIC {
-        return Err("not a synthetic certificate");
-    }
-    r.take(1)?;
-    let n = r.u16()?;
-    r.take(n)?;
-    let n = r.u16()?;
-    r.take(n)?;
-    let key_type = r.take(1)?[0];
-    let n = r.u16()?;
-    let key = r.take(n)?;
-    r.end()?;
-    Ok(ParsedTbs { key_type, key })
-}
-
-/// Certificate message (RFC 8446 §4.4.2 framing): empty request context, then each
+/// Certificate message (RFC 8446 §4.4.2 framing): empty request context, then each DER
 /// certificate as `u24 len ‖ cert_data ‖ u16 extensions (empty)`. Returns the message and the
-/// offset of the leaf's TBS within it.
-pub fn certificate(certs: &[SyntheticCert]) -> (Vec<u8>, usize) {
+/// offset of each certificate within it.
+pub fn certificate(certs: &[Vec<u8>]) -> (Vec<u8>, Vec<usize>) {
     let mut list = Vec::new();
+    let mut offsets = Vec::with_capacity(certs.len());
+    // header 4, context 1, list length 3, then per certificate its u24 length
+    let start = 4 + 1 + 3;
     for c in certs {
-        let mut data = Vec::with_capacity(6 + c.tbs.len() + c.signature.len());
-        put_u16(&mut data, c.tbs.len());
-        data.extend_from_slice(&c.tbs);
-        put_u16(&mut data, c.sig_scheme as usize);
-        put_u16(&mut data, c.signature.len());
-        data.extend_from_slice(&c.signature);
-        put_u24(&mut list, data.len());
-        list.extend_from_slice(&data);
+        put_u24(&mut list, c.len());
+        offsets.push(start + list.len());
+        list.extend_from_slice(c);
         put_u16(&mut list, 0);
     }
     let mut body = Vec::with_capacity(4 + list.len());
     body.push(0);
     put_u24(&mut body, list.len());
     body.extend_from_slice(&list);
-    // header 4, context 1, list length 3, cert length 3, tbs length 2
-    (handshake(CERTIFICATE, &body), 4 + 1 + 3 + 3 + 2)
+    (handshake(CERTIFICATE, &body), offsets)
 }
 
-/// Parses a Certificate message written by [`certificate`], borrowing from it.
-/// One certificate of a parsed Certificate message: TBS, signature scheme, signature.
-pub type CertEntry<'a> = (&'a [u8], u16, &'a [u8]);
-
-pub fn parse_certificate(msg: &[u8]) -> Result<Vec<CertEntry<'_>>, &'static str> {
+/// The certificates (DER, not parsed) of a Certificate message, borrowing from it.
+pub fn parse_certificate(msg: &[u8]) -> Result<Vec<&[u8]>, &'static str> {
     let body = parse_handshake(msg, CERTIFICATE)?;
     let mut r = Reader(body);
     let ctx = r.take(1)?[0] as usize;
@@ -219,16 +175,9 @@ pub fn parse_certificate(msg: &[u8]) -> Result<Vec<CertEntry<'_>>, &'static str>
     let mut out = Vec::new();
     while !list.0.is_empty() {
         let n = list.u24()?;
-        let mut c = Reader(list.take(n)?);
+        out.push(list.take(n)?);
         let n = list.u16()?;
         list.take(n)?;
-        let n = c.u16()?;
-        let tbs = c.take(n)?;
-        let scheme = c.u16()? as u16;
-        let n = c.u16()?;
-        let sig = c.take(n)?;
-        c.end()?;
-        out.push((tbs, scheme, sig));
     }
     Ok(out)
 }
@@ -255,8 +204,8 @@ pub fn parse_certificate_verify(msg: &[u8]) -> Result<(u16, &[u8]), &'static str
     Ok((scheme, sig))
 }
 
-/// The key share of a ClientHello for `group` (RFC 8446 §4.2.8).
-pub fn client_hello_share(msg: &[u8], group: u16) -> Result<&[u8], &'static str> {
+/// The body of extension `ext` of a ClientHello.
+fn client_hello_extension(msg: &[u8], ext: u16) -> Result<&[u8], &'static str> {
     let mut r = Reader(parse_handshake(msg, CLIENT_HELLO)?);
     r.take(2 + 32)?;
     let n = r.take(1)?[0] as usize;
@@ -265,7 +214,34 @@ pub fn client_hello_share(msg: &[u8], group: u16) -> Result<&[u8], &'static str>
     r.take(n)?;
     let n = r.take(1)?[0] as usize;
     r.take(n)?;
-    let data = find_extension(&mut r, EXT_KEY_SHARE)?;
+    find_extension(&mut r, ext)
+}
+
+/// The schemes of a ClientHello's `signature_algorithms` (`cert: false`) or
+/// `signature_algorithms_cert` (`cert: true`) extension.
+pub fn client_hello_schemes(msg: &[u8], cert: bool) -> Result<Vec<u16>, &'static str> {
+    let ext = if cert {
+        EXT_SIGNATURE_ALGORITHMS_CERT
+    } else {
+        EXT_SIGNATURE_ALGORITHMS
+    };
+    let mut r = Reader(client_hello_extension(msg, ext)?);
+    let n = r.u16()?;
+    let mut list = Reader(r.take(n)?);
+    r.end()?;
+    if n == 0 || n % 2 != 0 {
+        return Err("malformed signature scheme list");
+    }
+    let mut out = Vec::with_capacity(n / 2);
+    while !list.0.is_empty() {
+        out.push(list.u16()? as u16);
+    }
+    Ok(out)
+}
+
+/// The key share of a ClientHello for `group` (RFC 8446 §4.2.8).
+pub fn client_hello_share(msg: &[u8], group: u16) -> Result<&[u8], &'static str> {
+    let data = client_hello_extension(msg, EXT_KEY_SHARE)?;
     let mut ks = Reader(data);
     let n = ks.u16()?;
     let list = Reader(ks.take(n)?);
@@ -374,12 +350,19 @@ mod tests {
         assert_eq!(&c[98..], &h);
     }
 
+    const CERT_SCHEMES: [u16; 2] = [0x0401, 0x0503];
+
     #[test]
     fn hellos_round_trip_and_share_is_last() {
         let share = [4u8, 1, 2, 3, 4];
-        let ch = client_hello(&[7; 32], 0x1301, 0x0017, 0x0403, &share);
+        let ch = client_hello(&[7; 32], 0x1301, 0x0017, 0x0403, &CERT_SCHEMES, &share);
         assert_eq!(client_hello_share(&ch, 0x0017).unwrap(), &share);
         assert!(client_hello_share(&ch, 0x0018).is_err());
+        assert_eq!(client_hello_schemes(&ch, false).unwrap(), vec![0x0403]);
+        assert_eq!(
+            client_hello_schemes(&ch, true).unwrap(),
+            CERT_SCHEMES.to_vec()
+        );
         assert_eq!(ch.last(), share.last());
         let sh = server_hello(&[9; 32], 0x1301, 0x0017, &share);
         assert_eq!(server_hello_share(&sh, 0x0017).unwrap(), &share);
@@ -389,37 +372,13 @@ mod tests {
 
     #[test]
     fn certificate_and_certificate_verify_round_trip() {
-        let leaf = SyntheticCert {
-            tbs: tbs(0, "CN=leaf", "CN=ca", 1, b"key0"),
-            sig_scheme: 0x0401,
-            signature: vec![1, 2, 3],
-        };
-        let ca = SyntheticCert {
-            tbs: tbs(1, "CN=ca", "CN=root", 1, b"key1"),
-            sig_scheme: 0x0401,
-            signature: vec![4; 70],
-        };
-        let (msg, off) = certificate(&[leaf.clone(), ca.clone()]);
-        assert_eq!(&msg[off..off + leaf.tbs.len()], &leaf.tbs[..]);
-        assert_eq!(
-            &msg[off + TBS_SUBJECT_OFFSET..off + TBS_SUBJECT_OFFSET + 7],
-            b"CN=leaf"
-        );
+        let certs = vec![vec![0x30, 3, 1, 2, 3], vec![0x30; 300]];
+        let (msg, offsets) = certificate(&certs);
+        for (c, &o) in certs.iter().zip(&offsets) {
+            assert_eq!(&msg[o..o + c.len()], &c[..]);
+        }
         let parsed = parse_certificate(&msg).unwrap();
-        assert_eq!(
-            parsed,
-            vec![
-                (&leaf.tbs[..], 0x0401, &leaf.signature[..]),
-                (&ca.tbs[..], 0x0401, &ca.signature[..])
-            ]
-        );
-        assert_eq!(
-            parse_tbs(&ca.tbs).unwrap(),
-            ParsedTbs {
-                key_type: 1,
-                key: b"key1"
-            }
-        );
+        assert_eq!(parsed, vec![&certs[0][..], &certs[1][..]]);
         let cv = certificate_verify(0x0804, &[5; 256]);
         assert_eq!(
             parse_certificate_verify(&cv).unwrap(),
@@ -431,17 +390,13 @@ mod tests {
     #[test]
     fn parsers_reject_every_truncation_without_panicking() {
         let share = [4u8; 65];
-        let ch = client_hello(&[7; 32], 0x1301, 0x0017, 0x0403, &share);
+        let ch = client_hello(&[7; 32], 0x1301, 0x0017, 0x0403, &CERT_SCHEMES, &share);
         let sh = server_hello(&[9; 32], 0x1301, 0x0017, &share);
-        let leaf = SyntheticCert {
-            tbs: tbs(0, "CN=leaf", "CN=ca", 1, b"key0"),
-            sig_scheme: 0x0401,
-            signature: vec![1, 2, 3],
-        };
-        let (cert, _) = certificate(std::slice::from_ref(&leaf));
+        let (cert, _) = certificate(&[vec![0x30, 1, 0]]);
         let cv = certificate_verify(0x0804, &[5; 16]);
         for n in 0..ch.len() {
             assert!(client_hello_share(&ch[..n], 0x0017).is_err());
+            assert!(client_hello_schemes(&ch[..n], true).is_err());
         }
         for n in 0..sh.len() {
             assert!(server_hello_share(&sh[..n], 0x0017).is_err());
@@ -451,9 +406,6 @@ mod tests {
         }
         for n in 0..cv.len() {
             assert!(parse_certificate_verify(&cv[..n]).is_err());
-        }
-        for n in 0..leaf.tbs.len() {
-            assert!(parse_tbs(&leaf.tbs[..n]).is_err());
         }
     }
 }

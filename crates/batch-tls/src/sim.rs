@@ -6,26 +6,20 @@
 //! the first failure. A failed handshake is aborted: later steps leave it out, as a real peer
 //! sends an alert and stops. Costs are per handshake that entered the step.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult};
+use batchsig::ecdsa::EcdsaPublicKey;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use rayon::prelude::*;
 use zeroize::Zeroizing;
 
-use super::report::{SideReport, StepCost, TlsSimReport};
-use super::wire::{self, SyntheticCert};
-use super::{Corruption, Side, Suite, TlsSimConfig};
-use crate::ecdsa::{
-    self, EcdsaPrivateKey, EcdsaPublicKey, EcdsaSignJob, EcdsaSignature, EcdsaVerifyJob, NonceMode,
-};
-use crate::hash::HashAlg;
-use crate::rsa::{
-    self, RsaPadding, RsaPrivateKey, RsaPublicKey, RsaScheme, RsaSignJob, RsaVerifyJob,
-};
+use crate::identity::{sign_digests, verify_digests, CertPublicKey, ServerIdentity, SigAlg};
+use crate::report::{SideReport, StepCost, TlsSimReport};
+use crate::{wire, x509};
+use crate::{Corruption, Side, Suite, TlsSimConfig};
 
 /// Where in the handshake a failure was detected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -79,213 +73,6 @@ impl core::fmt::Display for Failure {
             self.error
         )
     }
-}
-
-/// A certificate's public key.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CertPublicKey {
-    Rsa(RsaPublicKey),
-    Ecdsa(EcdsaPublicKey),
-}
-
-impl CertPublicKey {
-    const RSA: u8 = 1;
-    const EC: u8 = 2;
-
-    /// The encoding in the synthetic certificates: PKCS#1 `RSAPublicKey` DER for RSA, SEC 1
-    /// uncompressed point for ECDSA.
-    pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
-        match self {
-            CertPublicKey::Rsa(k) => k.to_pkcs1_der(),
-            CertPublicKey::Ecdsa(k) => Ok(k.to_sec1_bytes()),
-        }
-    }
-
-    fn key_type(&self) -> u8 {
-        match self {
-            CertPublicKey::Rsa(_) => Self::RSA,
-            CertPublicKey::Ecdsa(_) => Self::EC,
-        }
-    }
-
-    fn decode(key_type: u8, bytes: &[u8], curve: Option<Curve>) -> Result<Self, Error> {
-        match (key_type, curve) {
-            (Self::RSA, None) => Ok(CertPublicKey::Rsa(RsaPublicKey::from_pkcs1_der(bytes)?)),
-            (Self::EC, Some(c)) => Ok(CertPublicKey::Ecdsa(EcdsaPublicKey::from_sec1_bytes(
-                c, bytes,
-            )?)),
-            _ => Err(Error::InvalidKey(
-                "certificate key type does not match the suite".into(),
-            )),
-        }
-    }
-}
-
-/// A signing key of the simulated PKI.
-#[derive(Clone, Debug)]
-enum SigningKey {
-    Rsa(RsaPrivateKey),
-    Ecdsa(EcdsaPrivateKey),
-}
-
-impl SigningKey {
-    fn public(&self) -> CertPublicKey {
-        match self {
-            SigningKey::Rsa(k) => CertPublicKey::Rsa(k.public_key().clone()),
-            SigningKey::Ecdsa(k) => CertPublicKey::Ecdsa(*k.public_key()),
-        }
-    }
-}
-
-/// A signature algorithm with its hash; RSA signing uses the scheme as is, verification
-/// requires a PSS salt as long as the hash (RFC 8446 §4.2.3).
-#[derive(Clone, Copy, Debug)]
-enum SigAlg {
-    Rsa(RsaScheme),
-    Ecdsa(Curve, HashAlg),
-}
-
-impl SigAlg {
-    fn certificate_verify(suite: Suite) -> Self {
-        match suite.ecdsa_curve() {
-            Some(c) => SigAlg::Ecdsa(c, suite.signature_hash()),
-            None => SigAlg::Rsa(RsaScheme::pss(suite.signature_hash())),
-        }
-    }
-
-    fn certificate(suite: Suite) -> Self {
-        match suite.ecdsa_curve() {
-            Some(c) => SigAlg::Ecdsa(c, suite.signature_hash()),
-            None => SigAlg::Rsa(RsaScheme::pkcs1v15(suite.signature_hash())),
-        }
-    }
-
-    fn hash(self) -> HashAlg {
-        match self {
-            SigAlg::Rsa(s) => s.hash,
-            SigAlg::Ecdsa(_, h) => h,
-        }
-    }
-}
-
-/// Signs digests in one batch (keys may differ); signatures encoded as TLS sends them (RSA
-/// big-endian, ECDSA DER).
-fn sign_digests(
-    backend: &dyn Backend,
-    alg: SigAlg,
-    keys: &[&SigningKey],
-    digests: &[&[u8]],
-    rng: &mut ChaCha20Rng,
-) -> Result<Vec<JobResult<Vec<u8>>>, Error> {
-    let mismatch = || Error::InvalidKey("signing key does not match the signature scheme".into());
-    match alg {
-        SigAlg::Rsa(scheme) => {
-            let jobs = keys
-                .iter()
-                .zip(digests)
-                .map(|(k, d)| match k {
-                    SigningKey::Rsa(key) => Ok(RsaSignJob { key, digest: d }),
-                    SigningKey::Ecdsa(_) => Err(mismatch()),
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            rsa::sign_batch(backend, scheme, &jobs, rng)
-        }
-        SigAlg::Ecdsa(curve, hash) => {
-            let jobs = keys
-                .iter()
-                .zip(digests)
-                .map(|(k, d)| match k {
-                    SigningKey::Ecdsa(key) if key.curve() == curve => {
-                        Ok(EcdsaSignJob { key, digest: d })
-                    }
-                    _ => Err(mismatch()),
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(
-                ecdsa::sign_batch(backend, hash, &jobs, NonceMode::Hedged, rng)?
-                    .into_iter()
-                    .map(|r| r.map(|s| s.to_der()))
-                    .collect(),
-            )
-        }
-    }
-}
-
-/// Verifies `(key, digest, encoded signature)` jobs in one batch; a key of the wrong type or
-/// an undecodable signature fails only its job.
-fn verify_digests(
-    backend: &dyn Backend,
-    alg: SigAlg,
-    jobs: &[(&CertPublicKey, &[u8], &[u8])],
-) -> Result<Vec<JobResult<()>>, Error> {
-    let mismatch = || Error::InvalidKey("public key does not match the signature scheme".into());
-    let mut out: Vec<JobResult<()>> = vec![Err(mismatch()); jobs.len()];
-    match alg {
-        SigAlg::Rsa(scheme) => {
-            let scheme = match scheme.padding {
-                RsaPadding::Pss { .. } => RsaScheme {
-                    padding: RsaPadding::Pss {
-                        salt_len: Some(scheme.hash.output_len()),
-                    },
-                    hash: scheme.hash,
-                },
-                RsaPadding::Pkcs1v15 => scheme,
-            };
-            let mut idx = Vec::new();
-            let mut batch = Vec::new();
-            for (i, (k, d, s)) in jobs.iter().enumerate() {
-                if let CertPublicKey::Rsa(key) = k {
-                    idx.push(i);
-                    batch.push(RsaVerifyJob {
-                        key,
-                        digest: d,
-                        signature: s,
-                    });
-                }
-            }
-            if !batch.is_empty() {
-                for (i, r) in idx
-                    .into_iter()
-                    .zip(rsa::verify_batch(backend, scheme, &batch)?)
-                {
-                    out[i] = r;
-                }
-            }
-        }
-        SigAlg::Ecdsa(curve, hash) => {
-            let mut idx = Vec::new();
-            let mut parsed = Vec::new();
-            for (i, (k, _, s)) in jobs.iter().enumerate() {
-                match k {
-                    CertPublicKey::Ecdsa(key) if key.curve() == curve => {
-                        match EcdsaSignature::from_der(curve, s) {
-                            Ok(sig) => {
-                                idx.push(i);
-                                parsed.push((key, sig));
-                            }
-                            Err(e) => out[i] = Err(e),
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            let batch: Vec<EcdsaVerifyJob<'_>> = idx
-                .iter()
-                .zip(&parsed)
-                .map(|(&i, (key, sig))| EcdsaVerifyJob {
-                    key,
-                    digest: jobs[i].1,
-                    signature: sig,
-                })
-                .collect();
-            if !batch.is_empty() {
-                for (i, r) in idx.iter().zip(ecdsa::verify_batch(backend, hash, &batch)?) {
-                    out[*i] = r;
-                }
-            }
-        }
-    }
-    Ok(out)
 }
 
 /// A uniform scalar in `[1, n)` by rejection sampling.
@@ -382,6 +169,8 @@ pub struct Handshake {
     client_transcript_hash: Vec<u8>,
     server_secret: Option<Vec<u8>>,
     client_secret: Option<Vec<u8>>,
+    /// The leaf key this client parsed from the chain it received.
+    client_leaf_key: Option<CertPublicKey>,
     failure: Option<Failure>,
 }
 
@@ -415,6 +204,7 @@ impl Handshake {
             client_transcript_hash: Vec::new(),
             server_secret: None,
             client_secret: None,
+            client_leaf_key: None,
             failure: None,
         }
     }
@@ -619,13 +409,24 @@ enum Stage {
     Done,
 }
 
+/// What each client holds before any handshake: its trust anchor, parsed once (a client's
+/// trust store), and the certificate schemes it accepts.
+#[derive(Debug)]
+struct TrustStore {
+    subject: x509_cert::name::Name,
+    key: CertPublicKey,
+}
+
 /// `N` handshakes driven step by step. Each step method runs the steps before it if they
 /// have not run, and does nothing if it already ran, so any call order is valid.
 ///
 /// ```
-/// use batchsig::tls::{Suite, TlsBatch, TlsSimConfig};
+/// use batch_tls::{ServerIdentity, ServerKey, Suite, TlsBatch, TlsSimConfig};
 /// let backend = batchsig::backend::default_backend();
-/// let mut batch = TlsBatch::new(&*backend, &TlsSimConfig::new(Suite::EcdsaP256, 4)).unwrap();
+/// let mut rng = rand_core::OsRng;
+/// let key = ServerKey::generate(Suite::Ecdsa(batchsig::Curve::P256), &mut rng).unwrap();
+/// let identity = ServerIdentity::generate(&*backend, key, &mut rng).unwrap();
+/// let mut batch = TlsBatch::new(&*backend, &identity, &TlsSimConfig::new(4)).unwrap();
 /// batch.client_hello().unwrap();     // client key shares
 /// batch.server_flight().unwrap();    // server key shares, ECDH, CertificateVerify
 /// batch.client_finish().unwrap();    // client ECDH, chain, CertificateVerify, secrets
@@ -637,80 +438,60 @@ enum Stage {
 pub struct TlsBatch<'a> {
     backend: &'a dyn Backend,
     config: TlsSimConfig,
+    suite: Suite,
     rng: ChaCha20Rng,
-    server_key: SigningKey,
-    chain: Vec<SyntheticCert>,
-    trust_anchor: CertPublicKey,
-    leaf_tbs_offset: usize,
+    identity: ServerIdentity,
+    trust: TrustStore,
+    /// Offset of the leaf's last byte (its signature's) in the Certificate message.
+    leaf_last_byte: usize,
     handshakes: Vec<Handshake>,
     stage: Stage,
     server: Times,
     client: Times,
+    parsed_keys: std::sync::atomic::AtomicUsize,
+}
+
+/// Runs `f` once per index, as independent clients spread over the rayon pool; a run-level
+/// error of any stops the step.
+fn per_client<T: Send>(
+    live: &[usize],
+    f: impl Fn(usize) -> Result<JobResult<T>, Error> + Sync,
+) -> Result<Vec<JobResult<T>>, Error> {
+    live.par_iter().map(|&i| f(i)).collect()
+}
+
+/// The single result of a one-job batch.
+fn only<T>(what: &str, mut v: Vec<JobResult<T>>) -> Result<JobResult<T>, Error> {
+    check_len(what, &v, 1)?;
+    Ok(v.pop().expect("one result"))
 }
 
 impl<'a> TlsBatch<'a> {
-    /// Checks the configuration and the backend, loads the server key, makes the issuer keys
-    /// and signs the chain (CA work, not timed).
-    pub fn new(backend: &'a dyn Backend, config: &TlsSimConfig) -> Result<Self, Error> {
+    /// Checks the configuration, the backend and the identity; parses the clients' trust
+    /// anchor (not timed).
+    pub fn new(
+        backend: &'a dyn Backend,
+        identity: &ServerIdentity,
+        config: &TlsSimConfig,
+    ) -> Result<Self, Error> {
         config.check()?;
         if let Availability::Unavailable(why) = backend.availability() {
             return Err(Error::Unavailable(why));
         }
-        let mut rng = match config.seed {
+        let rng = match config.seed {
             Some(s) => ChaCha20Rng::seed_from_u64(s),
-            None => crate::batch::os_seeded_rng()?,
-        };
-        let suite = config.suite;
-        let server_key = match (suite.rsa_bits(), suite.ecdsa_curve()) {
-            (Some(bits), _) => SigningKey::Rsa(crate::test_keys::rsa(bits)),
-            (None, Some(curve)) => SigningKey::Ecdsa(crate::test_keys::ecdsa(curve)),
-            (None, None) => unreachable!("every suite is RSA or ECDSA"),
-        };
-        // keys[0] is the leaf, keys[i + 1] issues certificate i, keys[depth] is the root.
-        let depth = config.chain_depth;
-        let mut keys = vec![server_key.clone()];
-        for _ in 0..depth {
-            keys.push(match &server_key {
-                SigningKey::Rsa(k) => SigningKey::Rsa(k.clone()),
-                SigningKey::Ecdsa(k) => {
-                    SigningKey::Ecdsa(EcdsaPrivateKey::generate(k.curve(), &mut rng)?)
-                }
-            });
-        }
-        let name = |level: usize| match level {
-            0 => "CN=server.batchsig.test".to_string(),
-            l if l == depth => "CN=batchsig test root CA".to_string(),
-            l => format!("CN=batchsig test intermediate CA {l}"),
-        };
-        let mut chain = Vec::with_capacity(depth.max(1));
-        for level in 0..depth.max(1) {
-            let pk = keys[level].public();
-            let issuer = if depth == 0 { name(0) } else { name(level + 1) };
-            chain.push(SyntheticCert {
-                tbs: wire::tbs(
-                    level.min(255) as u8,
-                    &name(level),
-                    &issuer,
-                    pk.key_type(),
-                    &pk.to_bytes()?,
-                ),
-                sig_scheme: 0,
-                signature: Vec::new(),
-            });
-        }
-        if depth > 0 {
-            let alg = SigAlg::certificate(suite);
-            let digests: Vec<Vec<u8>> = chain.iter().map(|c| alg.hash().digest(&c.tbs)).collect();
-            let refs: Vec<&[u8]> = digests.iter().map(Vec::as_slice).collect();
-            let signers: Vec<&SigningKey> = keys[1..].iter().collect();
-            let sigs = sign_digests(backend, alg, &signers, &refs, &mut rng)?;
-            for (cert, sig) in chain.iter_mut().zip(sigs) {
-                cert.sig_scheme = suite.certificate_signature_scheme();
-                cert.signature = sig?;
+            None => {
+                ChaCha20Rng::from_rng(rand_core::OsRng).map_err(|e| Error::Rng(e.to_string()))?
             }
-        }
-        let trust_anchor = keys[depth].public();
-        let (certificate, leaf_tbs_offset) = wire::certificate(&chain);
+        };
+        let suite = identity.key().public().suite()?;
+        let anchor = x509::parse(identity.trust_anchor())?;
+        let trust = TrustStore {
+            subject: anchor.subject().clone(),
+            key: anchor.public_key()?,
+        };
+        let (certificate, offsets) = wire::certificate(identity.chain());
+        let leaf_last_byte = offsets[0] + identity.chain()[0].len() - 1;
         let certificate = Arc::new(certificate);
         let curve = config.kex.curve();
         let mut handshakes: Vec<Handshake> = (0..config.handshakes)
@@ -722,15 +503,16 @@ impl<'a> TlsBatch<'a> {
         Ok(Self {
             backend,
             config: config.clone(),
+            suite,
             rng,
-            server_key,
-            chain,
-            trust_anchor,
-            leaf_tbs_offset,
+            identity: identity.clone(),
+            trust,
+            leaf_last_byte,
             handshakes,
             stage: Stage::Setup,
             server: Times::default(),
             client: Times::default(),
+            parsed_keys: Default::default(),
         })
     }
 
@@ -738,44 +520,45 @@ impl<'a> TlsBatch<'a> {
         &self.config
     }
 
+    /// The suite of the server's key.
+    pub fn suite(&self) -> Suite {
+        self.suite
+    }
+
     pub fn handshakes(&self) -> &[Handshake] {
         &self.handshakes
     }
 
-    /// The server certificate's public key (the key that signs CertificateVerify).
-    pub fn server_public_key(&self) -> CertPublicKey {
-        self.server_key.public()
+    pub fn identity(&self) -> &ServerIdentity {
+        &self.identity
     }
 
-    /// The key the client trusts: the root that signed the last certificate of the chain (the
-    /// leaf key itself with a chain depth of 0).
-    pub fn trust_anchor(&self) -> &CertPublicKey {
-        &self.trust_anchor
+    /// Certificate keys the clients have parsed so far (each client parses every key of the
+    /// chain it received, every handshake; nothing is shared between clients).
+    pub fn client_key_parses(&self) -> usize {
+        self.parsed_keys.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// The certificates the server sends, leaf first.
-    pub fn chain(&self) -> &[SyntheticCert] {
-        &self.chain
-    }
-
-    /// Client flight: one `mul_base` batch for the client key shares, then the ClientHellos.
+    /// Client flight: each client makes its key share (`k·G`, a one-job batch), then its
+    /// ClientHello.
     pub fn client_hello(&mut self) -> Result<(), Error> {
         if self.stage >= Stage::ClientHello {
             return Ok(());
         }
         let curve = self.config.kex.curve();
-        let suite = self.config.suite;
+        let suite = self.suite;
         let n = self.handshakes.len();
-        let t = Instant::now();
         let scalars = Zeroizing::new(
             (0..n)
                 .map(|_| random_scalar(curve, &mut self.rng))
                 .collect::<Vec<EcUint>>(),
         );
-        let points = self.backend.mul_base(curve, &scalars)?;
-        check_len("mul_base", &points, n)?;
-        let shares: Vec<JobResult<Vec<u8>>> =
-            points.into_iter().map(|p| encode_share(curve, p)).collect();
+        let all: Vec<usize> = (0..n).collect();
+        let t = Instant::now();
+        let shares = per_client(&all, |i| {
+            let p = self.backend.mul_base(curve, &scalars[i..i + 1])?;
+            Ok(encode_share(curve, only("mul_base", p)?))
+        })?;
         self.client.key_share.add(t.elapsed(), n);
         for ((h, k), share) in self.handshakes.iter_mut().zip(scalars.iter()).zip(shares) {
             h.client_scalar = Some(Zeroizing::new(*k));
@@ -788,6 +571,7 @@ impl<'a> TlsBatch<'a> {
                         suite.cipher_suite(),
                         self.config.kex.code(),
                         suite.signature_scheme(),
+                        &x509::ACCEPTED_CERT_SCHEMES,
                         &share,
                     );
                     if h.corruption == Some(Corruption::ClientKeyShare) {
@@ -810,7 +594,7 @@ impl<'a> TlsBatch<'a> {
         }
         let curve = self.config.kex.curve();
         let group = self.config.kex.code();
-        let suite = self.config.suite;
+        let suite = self.suite;
         let alive: Vec<usize> = (0..self.handshakes.len())
             .filter(|&i| self.handshakes[i].failure.is_none())
             .collect();
@@ -892,10 +676,7 @@ impl<'a> TlsBatch<'a> {
                     h.server_hello_rx = Some(flip(&h.server_hello, h.server_hello.len() - 1))
                 }
                 Some(Corruption::Certificate) => {
-                    h.certificate_rx = Some(flip(
-                        &h.certificate,
-                        self.leaf_tbs_offset + wire::TBS_SUBJECT_OFFSET,
-                    ))
+                    h.certificate_rx = Some(flip(&h.certificate, self.leaf_last_byte))
                 }
                 _ => {}
             }
@@ -928,7 +709,7 @@ impl<'a> TlsBatch<'a> {
             Vec::new()
         } else {
             let refs: Vec<&[u8]> = hashed.iter().map(|(_, d)| d.as_slice()).collect();
-            let keys = vec![&self.server_key; signers.len()];
+            let keys = vec![self.identity.key(); signers.len()];
             let sigs = sign_digests(self.backend, alg, &keys, &refs, &mut self.rng)?;
             check_len("signing", &sigs, signers.len())?;
             sigs
@@ -957,9 +738,10 @@ impl<'a> TlsBatch<'a> {
         Ok(())
     }
 
-    /// Client's processing of the server flight: validate the server share and one
-    /// `mul_point` batch (ECDH), one verification batch for the chain, one for
-    /// CertificateVerify, then the shared-secret comparison.
+    /// Client's processing of the server flight, each client on its own: validate the server
+    /// share and `k_c·Q_s` (a one-job `mul_point`), parse the chain and verify it (one batch
+    /// of the chain's signatures), verify CertificateVerify (a one-job batch), then compare
+    /// the shared secrets.
     pub fn client_finish(&mut self) -> Result<(), Error> {
         self.server_flight()?;
         if self.stage >= Stage::Done {
@@ -967,7 +749,7 @@ impl<'a> TlsBatch<'a> {
         }
         let curve = self.config.kex.curve();
         let group = self.config.kex.code();
-        let suite = self.config.suite;
+        let suite = self.suite;
         let alive = |hs: &[Handshake]| -> Vec<usize> {
             (0..hs.len()).filter(|&i| hs[i].failure.is_none()).collect()
         };
@@ -975,190 +757,63 @@ impl<'a> TlsBatch<'a> {
         // ECDH: the server's share, then k_c·Q_s.
         let live = alive(&self.handshakes);
         let t = Instant::now();
-        let peers: Vec<JobResult<AffinePoint>> = live
-            .par_iter()
-            .map(|&i| {
-                let share =
-                    wire::server_hello_share(self.handshakes[i].server_hello_received(), group)
-                        .map_err(|e| Error::InvalidKey(format!("ServerHello: {e}")))?;
-                decode_share(curve, share)
-            })
-            .collect();
-        let mut ok = Vec::new();
-        let mut points = Vec::new();
-        let mut scalars = Zeroizing::new(Vec::new());
-        let mut failed = Vec::new();
-        for (&i, p) in live.iter().zip(peers) {
-            match (p, self.handshakes[i].client_scalar.as_ref()) {
-                (Ok(p), Some(k)) => {
-                    ok.push(i);
-                    points.push(p);
-                    scalars.push(**k);
-                }
-                (Err(e), _) => failed.push((i, e)),
-                (Ok(_), None) => {
-                    failed.push((i, Error::FaultDetected("client has no ephemeral key")))
-                }
-            }
-        }
-        let secrets: Vec<JobResult<Vec<u8>>> = if ok.is_empty() {
-            Vec::new()
-        } else {
-            let pts = self.backend.mul_point(curve, &points, &scalars)?;
-            check_len("mul_point", &pts, ok.len())?;
-            pts.into_iter().map(|p| shared_x(curve, p)).collect()
+        let secrets = {
+            let hs = &self.handshakes;
+            per_client(&live, |i| {
+                let h = &hs[i];
+                let peer = match wire::server_hello_share(h.server_hello_received(), group)
+                    .map_err(|e| Error::InvalidKey(format!("ServerHello: {e}")))
+                    .and_then(|share| decode_share(curve, share))
+                {
+                    Ok(p) => p,
+                    Err(e) => return Ok(Err(e)),
+                };
+                let Some(k) = h.client_scalar.as_ref() else {
+                    return Ok(Err(Error::FaultDetected("client has no ephemeral key")));
+                };
+                let p = self.backend.mul_point(
+                    curve,
+                    std::slice::from_ref(&peer),
+                    std::slice::from_ref(&**k),
+                )?;
+                Ok(shared_x(curve, only("mul_point", p)?))
+            })?
         };
         self.client.ecdh.add(t.elapsed(), live.len());
-        for (i, e) in failed {
-            self.handshakes[i].fail(Side::Client, Step::Ecdh, e);
-        }
-        for (&i, s) in ok.iter().zip(secrets) {
+        for (&i, s) in live.iter().zip(secrets) {
             match s {
                 Ok(s) => self.handshakes[i].client_secret = Some(s),
                 Err(e) => self.handshakes[i].fail(Side::Client, Step::Ecdh, e),
             }
         }
 
-        // Chain: parse the certificates, verify every issuer signature in one batch.
+        // Chain: parse the certificates and their keys, check names and dates, verify every
+        // issuer signature up to the trust anchor.
         let live = alive(&self.handshakes);
-        let depth = self.config.chain_depth;
-        let cert_alg = SigAlg::certificate(suite);
-        let key_curve = suite.ecdsa_curve();
+        let now = self.config.now.unwrap_or_else(std::time::SystemTime::now);
         let t = Instant::now();
-        // Distinct certificate keys, parsed once (every intact handshake carries the same
-        // ones, and a batch verifies fastest with one key object per key).
-        let mut cache: Vec<CertPublicKey> = Vec::new();
-        let (leaf_of, failed) = {
+        let leaves = {
             let hs = &self.handshakes;
-            // (key type, key bytes) per certificate, then digest and signature per issued one.
-            type Parsed<'h> = (Vec<(u8, &'h [u8])>, Vec<(Vec<u8>, u16, &'h [u8])>);
-            let parsed: Vec<JobResult<Parsed<'_>>> = live
-                .par_iter()
-                .map(|&i| {
-                    let certs = wire::parse_certificate(hs[i].certificate_received())
-                        .map_err(|e| Error::InvalidKey(format!("Certificate: {e}")))?;
-                    if certs.len() != depth.max(1) {
-                        return Err(Error::InvalidKey(format!(
-                            "{} certificates, expected {}",
-                            certs.len(),
-                            depth.max(1)
-                        )));
-                    }
-                    let mut keys = Vec::with_capacity(certs.len());
-                    let mut signed = Vec::with_capacity(depth);
-                    for (tbs, scheme, sig) in certs {
-                        let p = wire::parse_tbs(tbs)
-                            .map_err(|e| Error::InvalidKey(format!("certificate: {e}")))?;
-                        keys.push((p.key_type, p.key));
-                        if depth > 0 {
-                            signed.push((cert_alg.hash().digest(tbs), scheme, sig));
-                        }
-                    }
-                    Ok((keys, signed))
-                })
-                .collect();
-            let mut index: HashMap<(u8, &[u8]), JobResult<usize>> = HashMap::new();
-            let mut failed: Vec<(usize, Error)> = Vec::new();
-            let mut key_idx: Vec<Option<Vec<usize>>> = Vec::with_capacity(live.len());
-            for (&i, p) in live.iter().zip(&parsed) {
-                let keys = match p {
-                    Ok((keys, _)) => keys,
-                    Err(e) => {
-                        failed.push((i, e.clone()));
-                        key_idx.push(None);
-                        continue;
-                    }
-                };
-                let mut idx = Vec::with_capacity(keys.len());
-                for &(kt, kb) in keys {
-                    let r = index
-                        .entry((kt, kb))
-                        .or_insert_with(|| {
-                            CertPublicKey::decode(kt, kb, key_curve).map(|k| {
-                                cache.push(k);
-                                cache.len() - 1
-                            })
-                        })
-                        .clone();
-                    match r {
-                        Ok(k) => idx.push(k),
-                        Err(e) => {
-                            failed.push((i, e));
-                            break;
-                        }
-                    }
-                }
-                key_idx.push((idx.len() == keys.len()).then_some(idx));
-            }
-            let mut jobs: Vec<(&CertPublicKey, &[u8], &[u8])> = Vec::new();
-            let mut owner: Vec<usize> = Vec::new();
-            for ((&i, p), idx) in live.iter().zip(&parsed).zip(&key_idx) {
-                let (Ok((_, signed)), Some(idx)) = (p, idx) else {
-                    continue;
-                };
-                if depth == 0 {
-                    if cache[idx[0]] != self.trust_anchor {
-                        failed.push((
-                            i,
-                            Error::InvalidKey("leaf key is not the pinned key".into()),
-                        ));
-                    }
-                    continue;
-                }
-                if signed
-                    .iter()
-                    .any(|s| s.1 != suite.certificate_signature_scheme())
-                {
-                    failed.push((
-                        i,
-                        Error::MalformedSignature("unexpected certificate signature scheme"),
-                    ));
-                    continue;
-                }
-                for (level, (digest, _, sig)) in signed.iter().enumerate() {
-                    let issuer = if level + 1 < depth {
-                        &cache[idx[level + 1]]
-                    } else {
-                        &self.trust_anchor
-                    };
-                    jobs.push((issuer, digest, sig));
-                    owner.push(i);
-                }
-            }
-            let results = if jobs.is_empty() {
-                Vec::new()
-            } else {
-                verify_digests(self.backend, cert_alg, &jobs)?
-            };
-            check_len("chain verification", &results, jobs.len())?;
-            for (&i, r) in owner.iter().zip(results) {
-                if let Err(e) = r {
-                    failed.push((i, e));
-                }
-            }
-            let leaf_of: HashMap<usize, usize> = live
-                .iter()
-                .zip(&key_idx)
-                .filter_map(|(&i, idx)| idx.as_ref().map(|idx| (i, idx[0])))
-                .collect();
-            (leaf_of, failed)
+            per_client(&live, |i| {
+                self.client_chain(hs[i].certificate_received(), now)
+            })?
         };
         self.client.chain.add(t.elapsed(), live.len());
-        for (i, e) in failed {
-            self.handshakes[i].fail(Side::Client, Step::Chain, e);
+        for (&i, leaf) in live.iter().zip(leaves) {
+            match leaf {
+                Ok(k) => self.handshakes[i].client_leaf_key = Some(k),
+                Err(e) => self.handshakes[i].fail(Side::Client, Step::Chain, e),
+            }
         }
 
-        // CertificateVerify: the client's transcript hash, one verification batch.
+        // CertificateVerify: the client's transcript hash, a one-job verification.
         let live = alive(&self.handshakes);
         let cv_alg = SigAlg::certificate_verify(suite);
         let t = Instant::now();
         let ee = wire::encrypted_extensions();
-        let (hashes, results) = {
+        let verified = {
             let hs = &self.handshakes;
-            // (transcript hash, content digest, signature) per handshake.
-            type Prepared<'h> = (Vec<u8>, Vec<u8>, JobResult<&'h [u8]>);
-            let prepared: Vec<Prepared<'_>> = live
-                .par_iter()
+            live.par_iter()
                 .map(|&i| {
                     let h = &hs[i];
                     let th = suite.transcript_hash().digest_parts(&[
@@ -1170,45 +825,27 @@ impl<'a> TlsBatch<'a> {
                     let digest = cv_alg.hash().digest(&wire::certificate_verify_content(&th));
                     let sig = match wire::parse_certificate_verify(h.certificate_verify_received())
                     {
-                        Ok((scheme, sig)) if scheme == suite.signature_scheme() => Ok(sig),
-                        Ok(_) => Err(Error::MalformedSignature(
-                            "unexpected CertificateVerify signature scheme",
-                        )),
-                        Err(e) => Err(Error::MalformedSignature(e)),
+                        Ok((scheme, sig)) if scheme == suite.signature_scheme() => sig,
+                        Ok(_) => {
+                            return Ok((
+                                th,
+                                Err(Error::MalformedSignature(
+                                    "unexpected CertificateVerify signature scheme",
+                                )),
+                            ))
+                        }
+                        Err(e) => return Ok((th, Err(Error::MalformedSignature(e)))),
                     };
-                    (th, digest, sig)
+                    let Some(key) = h.client_leaf_key.as_ref() else {
+                        return Ok((th, Err(Error::InvalidKey("no leaf key".into()))));
+                    };
+                    let r = verify_digests(self.backend, cv_alg, &[(key, &digest, sig)])?;
+                    Ok((th, only("CertificateVerify verification", r)?))
                 })
-                .collect();
-            let mut jobs = Vec::new();
-            let mut slot = Vec::new();
-            let mut results: Vec<JobResult<()>> = Vec::with_capacity(live.len());
-            for (&i, (_, digest, sig)) in live.iter().zip(&prepared) {
-                match (sig, leaf_of.get(&i)) {
-                    (Ok(sig), Some(&key)) => {
-                        slot.push(results.len());
-                        results.push(Ok(()));
-                        jobs.push((&cache[key], digest.as_slice(), *sig));
-                    }
-                    (Err(e), _) => results.push(Err(e.clone())),
-                    (Ok(_), None) => results.push(Err(Error::InvalidKey("no leaf key".into()))),
-                }
-            }
-            let verified = if jobs.is_empty() {
-                Vec::new()
-            } else {
-                verify_digests(self.backend, cv_alg, &jobs)?
-            };
-            check_len("CertificateVerify verification", &verified, jobs.len())?;
-            for (s, r) in slot.into_iter().zip(verified) {
-                results[s] = r;
-            }
-            (
-                prepared.into_iter().map(|p| p.0).collect::<Vec<_>>(),
-                results,
-            )
+                .collect::<Result<Vec<(Vec<u8>, JobResult<()>)>, Error>>()?
         };
         self.client.verify.add(t.elapsed(), live.len());
-        for ((&i, th), r) in live.iter().zip(hashes).zip(results) {
+        for (&i, (th, r)) in live.iter().zip(verified) {
             let h = &mut self.handshakes[i];
             h.client_transcript_hash = th;
             if let Err(e) = r {
@@ -1232,6 +869,104 @@ impl<'a> TlsBatch<'a> {
         Ok(())
     }
 
+    /// One client's chain check of the Certificate message it received: returns the leaf's
+    /// key, parsed by this client, or why the chain is rejected.
+    fn client_chain(
+        &self,
+        msg: &[u8],
+        now: std::time::SystemTime,
+    ) -> Result<JobResult<CertPublicKey>, Error> {
+        let reject = |why: String| Ok(Err(Error::InvalidKey(why)));
+        let ders = match wire::parse_certificate(msg) {
+            Ok(d) if !d.is_empty() => d,
+            Ok(_) => return reject("Certificate: no certificate".into()),
+            Err(e) => return reject(format!("Certificate: {e}")),
+        };
+        let mut certs = Vec::with_capacity(ders.len());
+        for d in ders {
+            match x509::parse(d) {
+                Ok(c) => certs.push(c),
+                Err(e) => return Ok(Err(e)),
+            }
+        }
+        // Names chain up to the anchor, dates include now, algorithms were offered.
+        for (level, c) in certs.iter().enumerate() {
+            let issuer = certs
+                .get(level + 1)
+                .map_or(&self.trust.subject, |n| n.subject());
+            if c.issuer() != issuer {
+                return reject(format!(
+                    "certificate {level}: issuer {} is not {issuer}",
+                    c.issuer()
+                ));
+            }
+            if !c.valid_at(now) {
+                return reject(format!(
+                    "certificate {level} ({}): expired or not yet valid",
+                    c.subject()
+                ));
+            }
+            if !x509::ACCEPTED_CERT_SCHEMES.contains(&c.alg.tls_scheme()) {
+                return reject(format!("certificate {level}: signature scheme not offered"));
+            }
+        }
+        // This client's own key objects for every certificate it received.
+        let mut keys = Vec::with_capacity(certs.len());
+        for c in &certs {
+            match c.public_key() {
+                Ok(k) => keys.push(k),
+                Err(e) => return Ok(Err(e)),
+            }
+        }
+        self.parsed_keys
+            .fetch_add(keys.len(), std::sync::atomic::Ordering::Relaxed);
+        // One batch per signature algorithm of the chain (usually one): issuer key, digest
+        // of the TBS as received, signature.
+        let mut digests = Vec::with_capacity(certs.len());
+        for c in &certs {
+            let sig = match c.signature() {
+                Ok(s) => s,
+                Err(e) => return Ok(Err(e)),
+            };
+            digests.push((c.alg.sig_alg(), c.alg.hash().digest(c.tbs_der), sig));
+        }
+        let mut algs: Vec<SigAlg> = Vec::with_capacity(1);
+        for d in &digests {
+            if !algs.contains(&d.0) {
+                algs.push(d.0);
+            }
+        }
+        for alg in algs {
+            let jobs: Vec<(&CertPublicKey, &[u8], &[u8])> = digests
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.0 == alg)
+                .map(|(level, (_, digest, sig))| {
+                    (
+                        keys.get(level + 1).unwrap_or(&self.trust.key),
+                        digest.as_slice(),
+                        *sig,
+                    )
+                })
+                .collect();
+            let results = verify_digests(self.backend, alg, &jobs)?;
+            check_len("chain verification", &results, jobs.len())?;
+            if let Some(e) = results.into_iter().find_map(Result::err) {
+                return Ok(Err(e));
+            }
+        }
+        let leaf = keys.swap_remove(0);
+        match leaf.suite() {
+            Ok(s) if s == self.suite => Ok(Ok(leaf)),
+            Ok(s) => reject(format!(
+                "leaf key is {}, CertificateVerify is {}",
+                s.certificate_type(),
+                self.suite.certificate_type()
+            )),
+            Err(e) => Ok(Err(e)),
+        }
+    }
+
     /// Runs whatever steps have not run, then reports.
     pub fn run(mut self) -> Result<TlsSimReport, Error> {
         self.client_finish()?;
@@ -1247,10 +982,10 @@ impl<'a> TlsBatch<'a> {
             .collect();
         TlsSimReport {
             backend: self.backend.name().to_string(),
-            suite: self.config.suite,
+            suite: self.suite,
             kex: self.config.kex,
             handshakes: self.handshakes.len(),
-            chain_depth: self.config.chain_depth,
+            chain_depth: self.identity.chain().len(),
             server: self.server.side_report(Side::Server),
             client: self.client.side_report(Side::Client),
             corrupted: self
