@@ -14,9 +14,9 @@
 
 use std::collections::HashMap;
 
-use crate::backend::check_point;
+use crate::backend::{check_point, check_scalar};
 use crate::curve::{AffinePoint, Curve, EcUint};
-use crate::error::JobResult;
+use crate::error::{Error, JobResult};
 
 /// A batch split by shared points.
 #[derive(Debug, Default)]
@@ -82,6 +82,23 @@ pub fn run_split<T: Clone>(
     }
     out.into_iter()
         .map(|r| r.expect("every job has a result"))
+        .collect()
+}
+
+/// `(u₁, u₂)` of each job of a group, each scalar checked (`u₁` first, as on the
+/// distinct-point path; the group's point was checked by [`split_vartime`]). Variable-time.
+pub fn group_scalars_vartime(
+    curve: Curve,
+    u1: &[EcUint],
+    u2: &[EcUint],
+    idx: &[usize],
+) -> Vec<Result<(EcUint, EcUint), Error>> {
+    idx.iter()
+        .map(|&i| {
+            check_scalar(curve, &u1[i])
+                .and_then(|()| check_scalar(curve, &u2[i]))
+                .map(|()| (u1[i], u2[i]))
+        })
         .collect()
 }
 

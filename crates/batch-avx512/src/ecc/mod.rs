@@ -237,7 +237,7 @@ pub fn mul_double_vartime(
     u2: &[EcUint],
     points: &[AffinePoint],
 ) -> Vec<JobResult<AffinePoint>> {
-    use batch_core::shared::{comb_width, gather, run_split, split_vartime};
+    use batch_core::shared::{comb_width, gather, group_scalars_vartime, run_split, split_vartime};
     let split = split_vartime(curve, points, SHARED_POINT_MIN);
     if split.groups.is_empty() {
         return mul_double_distinct_vartime(t, form, curve, u1, u2, points);
@@ -266,17 +266,9 @@ pub fn mul_double_vartime(
                     TABLE_ENTRY_COST,
                 ),
             );
-            let jobs = idx
-                .iter()
-                .map(|&i| {
-                    check_scalar(curve, &u1[i])
-                        .and_then(|()| check_scalar(curve, &u2[i]))
-                        .map(|()| EcJob {
-                            k1: u1[i],
-                            k2: u2[i],
-                            q: *q,
-                        })
-                })
+            let jobs = group_scalars_vartime(curve, u1, u2, idx)
+                .into_iter()
+                .map(|r| r.map(|(k1, k2)| EcJob { k1, k2, q: *q }))
                 .collect();
             run(t, form, cc, Op::DoubleShared(&table), jobs)
         },
