@@ -70,16 +70,13 @@ pub(crate) struct ModexpPipelines {
     pub finish: wgpu::ComputePipeline,
 }
 
-/// The entry points of one curve's shader (`shaders/scalar_mul.wgsl`) and its constant
-/// buffers: the curve record and the fixed-base table.
+/// The entry points of one curve's shader (`shaders/scalar_mul.wgsl`) and its fixed-base
+/// table.
 #[derive(Debug)]
 pub(crate) struct EcPipelines {
-    pub load: wgpu::ComputePipeline,
-    pub table: wgpu::ComputePipeline,
-    pub windows: wgpu::ComputePipeline,
     pub base: wgpu::ComputePipeline,
-    pub finish: wgpu::ComputePipeline,
-    pub curve_record: wgpu::Buffer,
+    pub point: wgpu::ComputePipeline,
+    pub double: wgpu::ComputePipeline,
     pub base_table: wgpu::Buffer,
 }
 
@@ -397,12 +394,12 @@ impl GpuContext {
         Ok(p)
     }
 
-    /// The pipelines and constant buffers for `curve`, built on first use; `consts` gives
-    /// the curve record and the fixed-base table (words).
+    /// The pipelines and the fixed-base table for `curve`, built on first use; `table` gives
+    /// the table's words.
     pub fn ec_pipelines(
         &self,
         curve: batch_core::Curve,
-        consts: impl FnOnce() -> (Vec<u32>, Vec<u32>),
+        table: impl FnOnce() -> Vec<u32>,
     ) -> Result<Arc<EcPipelines>, String> {
         use wgpu::util::DeviceExt;
         self.check_alive()?;
@@ -411,12 +408,12 @@ impl GpuContext {
             return Ok(p.clone());
         }
         let what = format!("EC shader for {curve}");
-        let [load, table, windows, base, finish] = self.compile(
+        let [base, point, double] = self.compile(
             &what,
             shaders::ec_source(curve, self.arith),
             shaders::EC_ENTRY_POINTS,
         )?;
-        let (record, base_words) = consts();
+        let base_words = table();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let upload = |label: &str, words: &[u32]| {
             self.device
@@ -426,18 +423,14 @@ impl GpuContext {
                     usage: wgpu::BufferUsages::STORAGE,
                 })
         };
-        let curve_record = upload("curve", &record);
         let base_table = upload("fixed-base table", &base_words);
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(format!("{curve} constants: {e}"));
         }
         let p = Arc::new(EcPipelines {
-            load,
-            table,
-            windows,
             base,
-            finish,
-            curve_record,
+            point,
+            double,
             base_table,
         });
         cache.insert(curve, p.clone());

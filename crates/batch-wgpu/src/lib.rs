@@ -9,9 +9,13 @@
 //!   (`shaders/mul_int64.wgsl`), else 16×16-bit partial products (`mul_portable.wgsl`; WGSL's
 //!   core has no u64 and no multiply-high). `WgpuOptions::int64 = false` forces the portable one.
 //! - [`ecc`]: `k·G`, `k·Q` and `u₁·G + u₂·Q` on P-256/384/521 in WGSL (`shaders/field.wgsl`,
-//!   `point.wgsl`, `scalar_mul.wgsl`): the same 32-bit Montgomery multiplication, complete
-//!   Renes–Costello–Batina additions, 4-bit windows with full-table scans, a fixed-base table
-//!   in a storage buffer built once per curve; results made affine and checked on the host.
+//!   `point.wgsl`, `scalar_mul.wgsl`): field elements in registers (function-scope arrays,
+//!   every limb loop written out, the curve's constants composed in), complete
+//!   Renes–Costello–Batina formulas generated from `batch_core::rcb` ([`ecc::formulas`]),
+//!   signed 5-bit windows over an affine fixed-base table for `k·G` and 4-bit windows over a
+//!   per-job table for `k·Q`, full-table scans; one dispatch per chunk (cut into several on
+//!   llvmpipe, whose loop limit a P-384/P-521 product loop would pass); results made affine
+//!   and checked on the host.
 //!
 //! The GPU context (instance, adapter, device, pipelines, per-curve constant buffers) is built
 //! on first use and reused; without an adapter the backend reports itself unavailable with the
@@ -50,6 +54,7 @@ pub struct WgpuBackend {
     options: WgpuOptions,
     context: Arc<OnceLock<Result<Arc<GpuContext>, String>>>,
     max_chunk_jobs: Option<usize>,
+    loop_budget: Option<usize>,
 }
 
 impl core::fmt::Debug for WgpuBackend {
@@ -58,6 +63,7 @@ impl core::fmt::Debug for WgpuBackend {
             .field("options", &self.options)
             .field("context", &self.context.get())
             .field("max_chunk_jobs", &self.max_chunk_jobs)
+            .field("loop_budget", &self.loop_budget)
             .finish()
     }
 }
@@ -81,6 +87,7 @@ impl WgpuBackend {
             options,
             context: Arc::new(OnceLock::new()),
             max_chunk_jobs: None,
+            loop_budget: None,
         }
     }
 
@@ -90,6 +97,23 @@ impl WgpuBackend {
         Self {
             max_chunk_jobs: Some(jobs.max(1)),
             ..self.clone()
+        }
+    }
+
+    /// The same backend and device, with EC scalar multiplications cut into dispatches of at
+    /// most `iterations` loop iterations per invocation, as on llvmpipe but tighter (tests
+    /// exercise the state kept between dispatches on the curve that otherwise needs one).
+    pub fn with_loop_budget(&self, iterations: usize) -> Self {
+        Self {
+            loop_budget: Some(iterations),
+            ..self.clone()
+        }
+    }
+
+    fn ec_limits(&self) -> ecc::Limits {
+        ecc::Limits {
+            max_chunk_jobs: self.max_chunk_jobs,
+            loop_budget: self.loop_budget,
         }
     }
 
@@ -184,7 +208,7 @@ impl Backend for WgpuBackend {
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         let ctx = self.context()?;
         check_batch(scalars.len(), &[])?;
-        no_panic(|| ecc::mul_base(ctx, curve, scalars, self.max_chunk_jobs))
+        no_panic(|| ecc::mul_base(ctx, curve, scalars, self.ec_limits()))
     }
 
     fn mul_point(
@@ -195,7 +219,7 @@ impl Backend for WgpuBackend {
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         let ctx = self.context()?;
         check_batch(scalars.len(), &[("points", points.len())])?;
-        no_panic(|| ecc::mul_point(ctx, curve, points, scalars, self.max_chunk_jobs))
+        no_panic(|| ecc::mul_point(ctx, curve, points, scalars, self.ec_limits()))
     }
 
     fn mul_double_vartime(
@@ -207,6 +231,6 @@ impl Backend for WgpuBackend {
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         let ctx = self.context()?;
         check_batch(u1.len(), &[("u2", u2.len()), ("points", points.len())])?;
-        no_panic(|| ecc::mul_double_vartime(ctx, curve, u1, u2, points, self.max_chunk_jobs))
+        no_panic(|| ecc::mul_double_vartime(ctx, curve, u1, u2, points, self.ec_limits()))
     }
 }

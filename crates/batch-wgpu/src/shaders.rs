@@ -122,13 +122,11 @@ pub fn modexp_source(limbs: usize, arith: Arith) -> String {
     )
 }
 
-/// The pieces of the EC shader after the products, in order.
-const EC_PARTS: [(&str, &str); 5] = [
+/// The pieces of the EC shader after the products, in order; the point formulas generated
+/// from `batch_core::rcb` ([`crate::ecc::formulas`]) go between `point.wgsl` and
+/// `scalar_mul.wgsl`.
+const EC_PARTS: [(&str, &str); 4] = [
     ("bigint.wgsl", include_str!("../../../shaders/bigint.wgsl")),
-    (
-        "montgomery.wgsl",
-        include_str!("../../../shaders/montgomery.wgsl"),
-    ),
     ("field.wgsl", include_str!("../../../shaders/field.wgsl")),
     ("point.wgsl", include_str!("../../../shaders/point.wgsl")),
     (
@@ -137,9 +135,9 @@ const EC_PARTS: [(&str, &str); 5] = [
     ),
 ];
 
-/// Entry points of the EC shader, in dispatch order (see `shaders/scalar_mul.wgsl`).
-pub const EC_ENTRY_POINTS: [&str; 5] =
-    ["ec_load", "ec_table", "ec_windows", "ec_base", "ec_finish"];
+/// Entry points of the EC shader: one per operation, each a whole scalar multiplication in
+/// one dispatch (see `shaders/scalar_mul.wgsl`).
+pub const EC_ENTRY_POINTS: [&str; 3] = ["ec_base", "ec_point", "ec_double"];
 
 /// 32-bit limbs of a curve's field elements: twice the 64-bit limbs, so that the shader's
 /// Montgomery radix `2^(32·LIMBS)` is the host's `2^(64·L)` and values cross unchanged.
@@ -152,16 +150,45 @@ pub fn ec_windows(curve: Curve) -> usize {
     curve.bits().div_ceil(4)
 }
 
-/// The EC shader for `curve`. Limb loops are unrolled fully (at most 18 limbs), so a field
-/// multiplication costs LIMBS loop iterations and an addition none.
+/// Signed windows of `k·G` (Booth digits of [`crate::ecc::BASE_W`] bits): enough that the top
+/// window's sign bit lies above the scalar, so its digit is not negative.
+pub fn ec_base_windows(curve: Curve) -> usize {
+    (curve.bits() + 1).div_ceil(crate::ecc::BASE_W)
+}
+
+/// Rows of `fe_mul`'s row loop per iteration (`shaders/field.wgsl`): all of them (no loop)
+/// for P-256, one for the wider curves, whose completely unrolled products took llvmpipe
+/// 75–230 s per pipeline to compile (P-521; P-384 24–45 s, P-256 11–20 s; measured with
+/// `examples/ec_rate`, 2026-12-01).
+pub fn ec_rows(curve: Curve) -> usize {
+    match curve {
+        Curve::P256 => ec_limbs(curve),
+        Curve::P384 | Curve::P521 => 1,
+    }
+}
+
+/// The EC shader for `curve`: the prelude with the curve's constants, then the pieces. Limb
+/// loops are unrolled completely (at most 18 limbs), and so are the rows of a product where
+/// [`ec_rows`] says so.
 pub fn ec_source(curve: Curve, arith: Arith) -> String {
     let limbs = ec_limbs(curve);
     let mut pre = prelude(limbs);
     pre.push_str(&format!(
-        "// {curve}\nconst WINDOWS: u32 = {}u;\n",
-        ec_windows(curve)
+        "// {curve}\nconst WINDOWS: u32 = {}u;\nconst DIGITS: u32 = {}u;\n\
+         const BASE_W: u32 = {}u;\nconst BASE_WINDOWS: u32 = {}u;\nconst BASE_DIGITS: u32 = {}u;\n",
+        ec_windows(curve),
+        crate::ecc::DIGITS,
+        crate::ecc::BASE_W,
+        ec_base_windows(curve),
+        crate::ecc::BASE_DIGITS,
     ));
-    compose(pre, arith, &EC_PARTS, limbs, limbs)
+    pre.push_str(&crate::ecc::wgsl_constants(curve));
+    let formulas = crate::ecc::formulas::wgsl();
+    let field = EC_PARTS[1].1.replace("@ROWS", &ec_rows(curve).to_string());
+    let mut parts = EC_PARTS.to_vec();
+    parts[1].1 = &field;
+    parts.insert(3, ("point formulas (generated)", &formulas));
+    compose(pre, arith, &parts, limbs, limbs)
 }
 
 /// Copies per iteration of an expanded `//#unroll` loop for `limbs`: the largest of 16, 8,
@@ -174,52 +201,91 @@ pub fn unroll_factor(limbs: usize) -> usize {
         .unwrap_or(1)
 }
 
-/// Expands `//#unroll J s` … `//#end` (blocks do not nest): the lines between run for
-/// `J = s … limbs−1`, `u` copies per loop iteration (`u` divides `limbs`), each copy in its own `{ }`
-/// block with the identifier `J` replaced by its index; indices below the first multiple of
-/// the factor are emitted as literal copies before the loop, and so is a loop that would run
-/// only once.
+/// Expands `//#unroll X s` … `//#end` (`X` an identifier, usually `J`): the lines between
+/// run for `X = s … limbs−1`, `u` copies per loop iteration (`u` divides `limbs`; a block's
+/// own `//#unroll X s copies` overrides it), each copy
+/// in its own `{ }` block with the identifier `X` replaced by its index; indices below the
+/// first multiple of the factor are emitted as literal copies before the loop, and so is a
+/// loop that would run only once. Blocks nest (with different identifiers): each copy of the
+/// outer block is expanded again, so `u = limbs` unrolls a double loop completely.
 fn unroll(text: &str, limbs: usize, u: usize) -> String {
+    let lines: Vec<String> = text.lines().map(str::to_owned).collect();
     let mut out = String::with_capacity(text.len());
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        let Some(rest) = line.trim_start().strip_prefix("//#unroll J ") else {
+    expand(&lines, limbs, u, &mut out);
+    out
+}
+
+/// `ident`, `start` and the copies per iteration, if given, of an `//#unroll ident start
+/// [copies]` line.
+fn unroll_header(line: &str) -> Option<(&str, usize, Option<usize>)> {
+    let rest = line.trim_start().strip_prefix("//#unroll ")?;
+    let mut words = rest.split_whitespace();
+    let usage = "//#unroll <ident> <start> [copies]";
+    let ident = words.next().expect(usage);
+    let start = words.next().and_then(|w| w.parse().ok()).expect(usage);
+    let copies = words.next().map(|w| w.parse().expect(usage));
+    Some((ident, start, copies))
+}
+
+fn expand(lines: &[String], limbs: usize, u: usize, out: &mut String) {
+    let mut i = 0;
+    while i < lines.len() {
+        let line = &lines[i];
+        i += 1;
+        let Some((ident, start, copies)) = unroll_header(line) else {
             out.push_str(line);
             out.push('\n');
             continue;
         };
-        let start: usize = rest.trim().parse().expect("//#unroll J <start>");
-        let body: Vec<&str> = lines
-            .by_ref()
-            .take_while(|l| l.trim() != "//#end")
-            .collect();
+        // the body, up to the `//#end` of this block (nested blocks counted)
+        let mut depth = 0;
+        let from = i;
+        while i < lines.len() {
+            let l = lines[i].trim();
+            if unroll_header(l).is_some() {
+                depth += 1;
+            } else if l == "//#end" {
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+            }
+            i += 1;
+        }
+        assert!(i < lines.len(), "//#unroll {ident} {start} without //#end");
+        let body = &lines[from..i];
+        i += 1;
+        // a block may ask for its own copies per iteration (a divisor of limbs)
+        let u_outer = copies.unwrap_or(u);
+        assert!(
+            u_outer >= 1 && limbs.is_multiple_of(u_outer),
+            "//#unroll {ident}: {u_outer} copies per iteration for {limbs} limbs"
+        );
         let copy = |out: &mut String, j: &str| {
             out.push_str("{\n");
-            for l in &body {
-                out.push_str(&replace_ident(l, "J", j));
-                out.push('\n');
-            }
+            let replaced: Vec<String> = body.iter().map(|l| replace_ident(l, ident, j)).collect();
+            expand(&replaced, limbs, u, out);
             out.push_str("}\n");
         };
         // a loop that would run once is written out instead
-        let aligned = match start.next_multiple_of(u).min(limbs) {
-            a if limbs - a <= u => limbs,
+        let aligned = match start.next_multiple_of(u_outer).min(limbs) {
+            a if limbs - a <= u_outer => limbs,
             a => a,
         };
         for j in start..aligned {
-            copy(&mut out, &format!("{j}u"));
+            copy(out, &format!("{j}u"));
         }
         if aligned < limbs {
+            let var = format!("u_{}", ident.to_lowercase());
             out.push_str(&format!(
-                "for (var u_j = {aligned}u; u_j < {limbs}u; u_j = u_j + {u}u) {{\n"
+                "for (var {var} = {aligned}u; {var} < {limbs}u; {var} = {var} + {u_outer}u) {{\n"
             ));
-            for k in 0..u {
-                copy(&mut out, &format!("(u_j + {k}u)"));
+            for k in 0..u_outer {
+                copy(out, &format!("({var} + {k}u)"));
             }
             out.push_str("}\n");
         }
     }
-    out
 }
 
 /// Replaces whole-identifier occurrences of `ident` in `line`.

@@ -72,6 +72,24 @@ fn ecc_split_into_chunks_vs_scalar() {
     );
 }
 
+/// Scalar multiplications cut into many dispatches (a loop budget forced far below
+/// llvmpipe's, so P-256 needs them too), the state going through `scratch` between them,
+/// including the step from the `k·G` part of `u₁·G + u₂·Q` to its `k·Q` part.
+#[test]
+fn ecc_split_into_dispatches_vs_scalar() {
+    let Some(b) = common::wgpu_or_skip("ecc_split_into_dispatches_vs_scalar") else {
+        return;
+    };
+    check_backend_vs_reference(
+        &scalar(),
+        &b.with_loop_budget(400),
+        &[Curve::P256],
+        &[],
+        &[1, 9],
+        27,
+    );
+}
+
 /// Identity results from non-trivial inputs (the shared helper): `(n−1)·G + 1·G`, `k·O`,
 /// and `(n−1)·G` as `−G`.
 #[test]

@@ -3,17 +3,25 @@
 //!
 //! Representation: a field element is `LIMBS = 2·L` little-endian `u32` words for the curve's
 //! `L` 64-bit limbs (8, 12, 18), so the shader's Montgomery radix `2^(32·LIMBS)` equals the
-//! host's `2^(64·L)` and Montgomery-form values cross the seam unchanged. Points are
-//! homogeneous projective `(X : Y : Z)`, the identity `(0 : 1 : 0)`.
+//! host's `2^(64·L)` and Montgomery-form values cross the seam unchanged; in the shader it
+//! is a function-scope array with every limb loop written out, so it lives in registers.
+//! Points are homogeneous projective `(X : Y : Z)`, the identity `(0 : 1 : 0)`; the formulas
+//! are generated from `batch_core::rcb` ([`formulas`]).
 //!
-//! - `k·G`: unsigned 4-bit windows over a fixed-base table `d·16^i·G` (`d < 16`, every window
-//!   `i`), built once per curve on the host with batch-scalar's formulas and kept in a storage
-//!   buffer: one table scan and one complete addition per window, no doubling.
-//! - `k·Q`: a per-job table `j·Q` (`j < 16`) in scratch memory, then 4 doublings, a scan and
-//!   an addition per window, from the top.
+//! - `k·G`: signed 5-bit (Booth) windows over an affine fixed-base table `d·2^(5i)·G`
+//!   (`1 ≤ d ≤ 16`, every window `i`), built once per curve on the host with batch-scalar's
+//!   formulas and kept in a storage buffer: one table scan and one mixed addition per
+//!   window, no doubling.
+//! - `k·Q`: a per-job table `j·Q` (`j < 16`) in registers, then 4 doublings, a scan and an
+//!   addition per window, from the top.
 //! - `u₁·G + u₂·Q`: both of the above into two accumulators, added at the end. The GPU code is
 //!   constant-time; a variable-time (wNAF) version could skip work but would diverge across
 //!   the lanes of a workgroup.
+//!
+//! Each operation is a sequence of steps (`step_costs`): one dispatch per chunk runs them
+//! all, except on llvmpipe, whose loop limit the wide curves' product loops would pass; there
+//! the sequence is cut into dispatches under [`shaders::LOOP_BUDGET`] iterations with the
+//! state kept in `scratch` between them.
 //!
 //! Each job is validated alone, in the scalar backend's order (`k·Q`: scalar, then point;
 //! `u₁·G + u₂·Q`: `u₁`, `u₂`, `Q`); a bad job gets its error and is not sent to the GPU. The
@@ -21,7 +29,8 @@
 //! results come back and are made affine on the host with one inversion per
 //! [`NORMALIZE_CHUNK`] results (Montgomery's trick, batch-scalar's `batch_normalize`, in
 //! parallel over rayon). Every result is checked before it is returned: coordinates below `p`
-//! and the point on the curve, else the job fails with [`Error::FaultDetected`].
+//! and the point on the curve or the identity (never `(0 : 0 : 0)`, which is what a result
+//! the GPU never wrote reads as), else the job fails with [`Error::FaultDetected`].
 //!
 //! Constant-time: the GPU work of a chunk depends only on the operation, the curve and the
 //! number of jobs; the host's conversions, normalisation and checks are batch-core's
@@ -35,22 +44,37 @@ use batch_core::{AffinePoint, Curve, EcUint, Error, JobResult};
 use batch_scalar::ecc::point::{batch_normalize, AffineMonty, ProjectivePoint};
 use rayon::prelude::*;
 
-use crate::context::{EcPipelines, GpuContext, Input};
+use crate::context::{GpuContext, Input};
 use crate::modexp::{from_words, neg_inv_u32, push_words};
-use crate::shaders::{self, LOOP_BUDGET};
+use crate::shaders;
 
-/// Entries per window of both tables (unsigned 4-bit digits).
+pub mod formulas;
+
+/// Entries per window of the `k·Q` table (unsigned 4-bit digits, `0 … 15`).
 pub const DIGITS: usize = 16;
 
-/// Scratch slots per job (`shaders/scalar_mul.wgsl`): without and with the `k·Q` table.
-const SLOTS_BASE: usize = 19;
-const SLOTS_POINT: usize = SLOTS_BASE + 3 * DIGITS;
+/// Bits per signed window of `k·G` (Booth digits `−64 … 64`): 37 mixed additions for a
+/// P-256 `k·G` where 4-bit unsigned windows took 64, for a scan of 64 entries per window
+/// instead of 15.
+pub const BASE_W: usize = 5;
+
+/// Entries per window of the fixed-base table: `|d| = 1 … 2^(BASE_W − 1)`.
+pub const BASE_DIGITS: usize = 1 << (BASE_W - 1);
 
 /// Words per job in the `jobs` buffer: `k_G`, `k_Q`, `X`, `Y`, `Z`.
 const JOB_FIELDS: usize = 5;
 
 /// Results made affine with one field inversion.
 pub const NORMALIZE_CHUNK: usize = 256;
+
+/// Forced limits below the device's (tests).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Limits {
+    /// Jobs per chunk.
+    pub max_chunk_jobs: Option<usize>,
+    /// Loop iterations per invocation and dispatch.
+    pub loop_budget: Option<usize>,
+}
 
 /// Which scalar multiplication a batch runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,14 +103,14 @@ pub(crate) fn mul_base(
     ctx: &GpuContext,
     curve: Curve,
     scalars: &[EcUint],
-    max_chunk_jobs: Option<usize>,
+    limits: Limits,
 ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
     // `check_scalar` is constant-time in k: only its verdict is public.
     let jobs = scalars
         .iter()
         .map(|k| check_scalar(curve, k).map(|()| EcJob { kg: *k, ..ZERO_JOB }))
         .collect();
-    run(ctx, curve, Op::Base, jobs, max_chunk_jobs)
+    run(ctx, curve, Op::Base, jobs, limits)
 }
 
 /// `k·Q` for each pair.
@@ -95,7 +119,7 @@ pub(crate) fn mul_point(
     curve: Curve,
     points: &[AffinePoint],
     scalars: &[EcUint],
-    max_chunk_jobs: Option<usize>,
+    limits: Limits,
 ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
     let jobs = points
         .iter()
@@ -108,7 +132,7 @@ pub(crate) fn mul_point(
             })
         })
         .collect();
-    run(ctx, curve, Op::Point, jobs, max_chunk_jobs)
+    run(ctx, curve, Op::Point, jobs, limits)
 }
 
 /// `u₁·G + u₂·Q` for each triple.
@@ -118,7 +142,7 @@ pub(crate) fn mul_double_vartime(
     u1: &[EcUint],
     u2: &[EcUint],
     points: &[AffinePoint],
-    max_chunk_jobs: Option<usize>,
+    limits: Limits,
 ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
     let jobs = u1
         .iter()
@@ -132,7 +156,7 @@ pub(crate) fn mul_double_vartime(
             })
         })
         .collect();
-    run(ctx, curve, Op::DoubleVartime, jobs, max_chunk_jobs)
+    run(ctx, curve, Op::DoubleVartime, jobs, limits)
 }
 
 fn run(
@@ -140,12 +164,12 @@ fn run(
     curve: Curve,
     op: Op,
     jobs: Vec<Result<EcJob, Error>>,
-    max_chunk_jobs: Option<usize>,
+    limits: Limits,
 ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
     match curve {
-        Curve::P256 => run_curve(ctx, &P256, op, jobs, max_chunk_jobs),
-        Curve::P384 => run_curve(ctx, &P384, op, jobs, max_chunk_jobs),
-        Curve::P521 => run_curve(ctx, &P521, op, jobs, max_chunk_jobs),
+        Curve::P256 => run_curve(ctx, &P256, op, jobs, limits),
+        Curve::P384 => run_curve(ctx, &P384, op, jobs, limits),
+        Curve::P521 => run_curve(ctx, &P521, op, jobs, limits),
     }
 }
 
@@ -156,73 +180,141 @@ fn uint_of<const L: usize>(words: &[u32]) -> Uint<L> {
     u
 }
 
-/// The curve record (`p`, `R mod p`, `b`, `−p⁻¹ mod 2^32`) and the fixed-base table
-/// (`d·16^i·G`, projective, Montgomery form) as the shader reads them.
-fn curve_constants<const L: usize>(c: &CurveDef<L>) -> (Vec<u32>, Vec<u32>) {
+/// The curve as WGSL constants for the shader's prelude: `P`, `N0INV` (`−p⁻¹ mod 2^32`),
+/// `ONE` (`R mod p`) and `CURVE_B` (`b·R mod p`), `R = 2^(32·LIMBS)`.
+pub(crate) fn wgsl_constants(curve: Curve) -> String {
+    match curve {
+        Curve::P256 => constants_of(&P256),
+        Curve::P384 => constants_of(&P384),
+        Curve::P521 => constants_of(&P521),
+    }
+}
+
+fn constants_of<const L: usize>(c: &CurveDef<L>) -> String {
     let limbs = 2 * L;
+    let array = |v: &Uint<L>| {
+        let mut w = Vec::with_capacity(limbs);
+        push_words(&mut w, &v.0, limbs);
+        let lits: Vec<String> = w.iter().map(|x| format!("0x{x:08x}u")).collect();
+        format!("array<u32, {limbs}>({})", lits.join(", "))
+    };
     let p = c.p.modulus();
-    let mut record = Vec::with_capacity(3 * limbs + 1);
-    push_words(&mut record, &p.0, limbs);
-    push_words(&mut record, &c.p.one().0, limbs);
-    push_words(&mut record, &c.b.0, limbs);
-    record.push(neg_inv_u32(p.0[0] as u32));
-    let windows = shaders::ec_windows(c.curve);
-    let mut table = Vec::with_capacity(windows * DIGITS * 3 * limbs);
+    format!(
+        "const P = {};\nconst N0INV: u32 = 0x{:08x}u;\nconst ONE = {};\nconst CURVE_B = {};\n",
+        array(p),
+        neg_inv_u32(p.0[0] as u32),
+        array(c.p.one()),
+        array(&c.b),
+    )
+}
+
+/// The fixed-base table as the shader reads it: for every signed window `i` and
+/// `1 ≤ d ≤ BASE_DIGITS` the affine point `d·2^(BASE_W·i)·G` (Montgomery form), `x` then `y`.
+fn base_table<const L: usize>(c: &CurveDef<L>) -> Vec<u32> {
+    let limbs = 2 * L;
+    let windows = shaders::ec_base_windows(c.curve);
+    let mut proj = Vec::with_capacity(windows * BASE_DIGITS);
     let mut b = ProjectivePoint::from_affine(&AffineMonty { x: c.gx, y: c.gy }, c);
     for _ in 0..windows {
-        let mut acc = ProjectivePoint::identity(c);
-        for _ in 0..DIGITS {
-            for coord in [&acc.x, &acc.y, &acc.z] {
-                push_words(&mut table, &coord.0, limbs);
-            }
+        let mut acc = b;
+        for _ in 0..BASE_DIGITS {
+            proj.push(acc);
             acc = acc.add(&b, c);
         }
-        b = acc; // 16·b
+        // 2^BASE_W·b
+        for _ in 0..BASE_W {
+            b = b.double(c);
+        }
     }
-    (record, table)
+    let mut table = Vec::with_capacity(proj.len() * 2 * limbs);
+    // none is the identity: d·2^(BASE_W·i) < n for every entry a scalar below n can pick
+    // (the top windows' larger multiples are never picked, and are not the identity either
+    // unless they are a multiple of n, which batch_normalize then gives as (0, 0))
+    for (a, _) in batch_normalize(c, &proj) {
+        push_words(&mut table, &a.x.0, limbs);
+        push_words(&mut table, &a.y.0, limbs);
+    }
+    table
 }
 
-/// Loop iterations of one `point_add` (`shaders/point.wgsl`): the 43-step program, 14 field
-/// multiplications of LIMBS iterations each (limb loops are unrolled), with margin.
-fn add_cost(limbs: usize) -> usize {
-    43 + 14 * (limbs + 1) + 8
-}
-
-/// The dispatches of one chunk: `(pipeline, first, steps)`, each under [`LOOP_BUDGET`] loop
-/// iterations per invocation.
-fn dispatch_plan(
-    p: &EcPipelines,
-    curve: Curve,
-    op: Op,
-) -> Vec<(&wgpu::ComputePipeline, usize, usize)> {
+/// Loop iterations of each step of `op` (`shaders/scalar_mul.wgsl`), in order: the step
+/// loop's own iteration, the table scans, the doublings' loop, and per field product the
+/// row loop's iterations (none where the rows are unrolled). Products per formula: mixed
+/// addition 13, addition 14, doubling 13 (RCB15, products by `b` included). llvmpipe runs a
+/// branch that no lane takes with its mask off, and each loop in it still costs an
+/// iteration or two: the table steps and the last step skip the window branch (its
+/// doublings' loop, the loops of the first doubling's products, its scan) and pay for it.
+fn step_costs(curve: Curve, op: Op) -> Vec<usize> {
     let limbs = shaders::ec_limbs(curve);
-    let windows = shaders::ec_windows(curve);
-    let add = add_cost(limbs);
-    // a window step: one addition, a 16-entry scan, the loop's own iteration
-    let step = add + DIGITS + 1;
-    let split = |pipeline, from: usize, to: usize, per: usize| {
-        let per = per.max(1);
-        (from..to)
-            .step_by(per)
-            .map(move |first| (pipeline, first, per.min(to - first)))
+    let rows = shaders::ec_rows(curve);
+    let (m, loops_per_product) = if rows == limbs {
+        (0, 0)
+    } else {
+        (limbs / rows, 1)
     };
-    // ec_load with first = 1 also loads Q into the table
-    let mut plan = vec![(&p.load, usize::from(op != Op::Base), 0)];
-    if op != Op::Base {
-        plan.extend(split(&p.table, 2, DIGITS, LOOP_BUDGET / (add + 1)));
-        plan.extend(split(&p.windows, 0, 5 * windows, LOOP_BUDGET / step));
-    }
+    let windows = shaders::ec_windows(curve);
+    let skipped_window = 2 * (1 + 13 * loops_per_product + 1);
+    let base = 1 + BASE_DIGITS + 13 * m;
+    let table = 1 + 14 * m + skipped_window;
+    let window = 1 + 4 + 4 * 13 * m + DIGITS + 14 * m;
+    let mut costs = Vec::new();
     if op != Op::Point {
-        plan.extend(split(&p.base, 0, windows, LOOP_BUDGET / step));
+        costs.extend(std::iter::repeat_n(base, shaders::ec_base_windows(curve)));
     }
-    plan.push((&p.finish, 0, 0));
-    plan
+    if op != Op::Base {
+        costs.extend(std::iter::repeat_n(table, DIGITS - 2));
+        costs.extend(std::iter::repeat_n(window, windows));
+    }
+    if op == Op::DoubleVartime {
+        costs.push(table); // acc + acc_G, past the window branch like a table step
+    }
+    costs
 }
 
-/// Jobs per chunk: the scratch binding must fit the storage-binding and buffer limits, the
-/// workgroup count one dimension.
-fn chunk_cap(ctx: &GpuContext, limbs: usize, slots: usize, max_chunk_jobs: Option<usize>) -> usize {
-    let widest_words = slots.max(JOB_FIELDS) * limbs;
+/// Loop iterations of a dispatch besides its steps: loading and saving the state (two loops
+/// over the table), entering the step loops, with margin.
+const DISPATCH_OVERHEAD: usize = 2 * DIGITS + 32;
+
+/// The dispatches of `op` as `(first, steps)` and the total number of steps: all in one
+/// where the adapter has no loop limit, else cut so that each stays under `budget` loop
+/// iterations per invocation.
+fn dispatch_plan(curve: Curve, op: Op, budget: Option<usize>) -> (Vec<(usize, usize)>, usize) {
+    let costs = step_costs(curve, op);
+    let total = costs.len();
+    let Some(budget) = budget else {
+        return (vec![(0, total)], total);
+    };
+    let budget = budget - DISPATCH_OVERHEAD;
+    let mut plan = Vec::new();
+    let (mut first, mut used) = (0, 0);
+    for (s, &c) in costs.iter().enumerate() {
+        assert!(
+            c <= budget,
+            "one step of {curve} {op:?} exceeds the loop budget"
+        );
+        if used + c > budget {
+            plan.push((first, s - first));
+            (first, used) = (s, 0);
+        }
+        used += c;
+    }
+    plan.push((first, total - first));
+    (plan, total)
+}
+
+/// llvmpipe's loop limit ([`shaders::LOOP_BUDGET`]) where the adapter is a CPU; none on a
+/// GPU.
+fn loop_budget(ctx: &GpuContext) -> Option<usize> {
+    (ctx.info.device_type == wgpu::DeviceType::Cpu).then_some(shaders::LOOP_BUDGET)
+}
+
+/// Field elements of a job's state between dispatches (`STATE` in `scalar_mul.wgsl`).
+const STATE: usize = 3 * (DIGITS + 2);
+
+/// Jobs per chunk: the jobs and results bindings must fit the storage-binding and buffer
+/// limits, the workgroup count one dimension.
+fn chunk_cap(ctx: &GpuContext, limbs: usize, split: bool, max_chunk_jobs: Option<usize>) -> usize {
+    let widest_words = if split { STATE } else { JOB_FIELDS } * limbs;
     let max_binding = ctx
         .limits
         .max_storage_buffer_binding_size
@@ -239,7 +331,7 @@ fn run_curve<const L: usize>(
     c: &'static CurveDef<L>,
     op: Op,
     jobs: Vec<Result<EcJob, Error>>,
-    max_chunk_jobs: Option<usize>,
+    limits: Limits,
 ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
     let limbs = 2 * L;
     let mut out: Vec<JobResult<AffinePoint>> = jobs
@@ -260,19 +352,25 @@ fn run_curve<const L: usize>(
     }
     let _device = ctx.lock();
     let pipelines = ctx
-        .ec_pipelines(c.curve, || curve_constants(c))
+        .ec_pipelines(c.curve, || base_table(c))
         .map_err(Error::Backend)?;
-    let plan = dispatch_plan(&pipelines, c.curve, op);
-    let slots = if op == Op::Base {
-        SLOTS_BASE
-    } else {
-        SLOTS_POINT
+    let pipeline = match op {
+        Op::Base => &pipelines.base,
+        Op::Point => &pipelines.point,
+        Op::DoubleVartime => &pipelines.double,
     };
+    let budget = match (limits.loop_budget, loop_budget(ctx)) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    let (steps, total) = dispatch_plan(c.curve, op, budget);
+    let plan: Vec<_> = steps.iter().map(|&(f, n)| (pipeline, f, n)).collect();
+    let split = plan.len() > 1;
     let one = *c.p.one();
     // each chunk's words are built just before it is submitted (the iterator is lazy), while
     // the previous chunk runs
     let items = valid
-        .chunks(chunk_cap(ctx, limbs, slots, max_chunk_jobs))
+        .chunks(chunk_cap(ctx, limbs, split, limits.max_chunk_jobs))
         .map(|chunk| {
             let mut words = Vec::with_capacity(chunk.len() * JOB_FIELDS * limbs);
             for (_, job) in chunk {
@@ -296,20 +394,21 @@ fn run_curve<const L: usize>(
     ctx.run_chunks(
         items,
         |(chunk, words)| {
+            // binding 3 is not used by the EC shader, nor is `scratch` in a single dispatch
             let inputs = [
-                Input::Buffer(&pipelines.curve_record),
-                Input::Words(words),
                 Input::Buffer(&pipelines.base_table),
+                Input::Words(words),
+                Input::Words(&[0]),
             ];
             let n = chunk.len();
             ctx.submit_plan(
                 "scalar_mul",
                 &plan,
                 n,
-                0,
+                total as u32,
                 inputs,
                 n * 3 * limbs,
-                n * slots * limbs,
+                if split { n * STATE * limbs } else { 1 },
             )
         },
         |(chunk, _), result| {
@@ -333,11 +432,13 @@ fn affine_results<const L: usize>(c: &CurveDef<L>, words: &[u32]) -> Vec<JobResu
                 y: uint_of(&w[limbs..2 * limbs]),
                 z: uint_of(&w[2 * limbs..]),
             };
-            // all-ones when every coordinate is below p (the subtraction borrows)
+            // all-ones when every coordinate is below p (the subtraction borrows) and the
+            // point is not (0 : 0 : 0), which is no point (an unwritten result reads so)
             let canonical = [&pt.x, &pt.y, &pt.z]
                 .iter()
                 .fold(u64::MAX, |m, v| m & v.sbb(c.p.modulus()).1.wrapping_neg());
-            (pt, canonical)
+            let some_point = !(pt.x.is_zero_mask() & pt.y.is_zero_mask() & pt.z.is_zero_mask());
+            (pt, canonical & some_point)
         })
         .collect();
     pts.par_chunks(NORMALIZE_CHUNK)
@@ -368,35 +469,77 @@ mod tests {
     use super::*;
 
     /// The fixed-base table holds `d·16^i·G` (checked against `k·G` from batch-scalar for a
-    /// few windows), and the curve record matches its definition.
+    /// few windows), and the constants name the curve.
     #[test]
-    fn curve_constants_match_their_definitions() {
+    fn base_table_and_constants_match_their_definitions() {
         let c = &P256;
-        let (record, table) = curve_constants(c);
+        let table = base_table(c);
         let limbs = 8;
-        assert_eq!(record.len(), 3 * limbs + 1);
-        assert_eq!(uint_of::<4>(&record[..limbs]), *c.p.modulus());
-        assert_eq!(record[3 * limbs].wrapping_mul(record[0]), u32::MAX);
-        assert_eq!(table.len(), 64 * DIGITS * 3 * limbs);
-        for (i, d) in [(0usize, 0usize), (0, 1), (0, 15), (1, 3), (37, 9), (63, 15)] {
-            let at = (i * DIGITS + d) * 3 * limbs;
-            let w = &table[at..at + 3 * limbs];
-            let pt = ProjectivePoint::<4> {
-                x: uint_of(&w[..8]),
-                y: uint_of(&w[8..16]),
-                z: uint_of(&w[16..]),
-            };
-            let (a, id) = batch_normalize(c, &[pt])[0];
-            // d·16^i as a scalar
+        assert_eq!(table.len(), 37 * BASE_DIGITS * 2 * limbs);
+        for (i, d) in [(0usize, 1u64), (0, 64), (1, 3), (20, 9), (35, 2), (36, 1)] {
+            let at = (i * BASE_DIGITS + d as usize - 1) * 2 * limbs;
+            let (x, y) = (
+                uint_of::<4>(&table[at..][..8]),
+                uint_of::<4>(&table[at + 8..][..8]),
+            );
+            // d·2^(7i) as a scalar
             let mut k = EcUint::ZERO;
-            k.0[(4 * i) / 64] = (d as u64) << ((4 * i) % 64);
+            for bit in 0..7 {
+                let at = BASE_W * i + bit;
+                k.0[at / 64] |= ((d >> bit) & 1) << (at % 64);
+            }
             let want = batch_scalar::ecc::mul_base(Curve::P256, &[k])
                 .pop()
                 .unwrap()
                 .unwrap();
-            assert_eq!(id != 0, want.infinity, "({i}, {d})");
-            assert_eq!(c.fe_to_seam(&a.x), want.x, "({i}, {d})");
-            assert_eq!(c.fe_to_seam(&a.y), want.y, "({i}, {d})");
+            assert_eq!(c.fe_to_seam(&x), want.x, "({i}, {d})");
+            assert_eq!(c.fe_to_seam(&y), want.y, "({i}, {d})");
+        }
+        let consts = wgsl_constants(Curve::P256);
+        assert!(consts.contains(
+            "const P = array<u32, 8>(0xffffffffu, 0xffffffffu, 0xffffffffu, 0x00000000u, \
+             0x00000000u, 0x00000000u, 0x00000001u, 0xffffffffu);"
+        ));
+        assert!(
+            consts.contains("const N0INV: u32 = 0x00000001u;"),
+            "{consts}"
+        );
+        assert!(wgsl_constants(Curve::P521).contains("0x000001ffu, 0x00000000u);"));
+    }
+
+    /// Dispatch plans cover every step once, in order, each dispatch under the budget; no
+    /// budget means one dispatch.
+    #[test]
+    fn dispatch_plans_cover_every_step_under_the_budget() {
+        for curve in Curve::ALL {
+            for op in [Op::Base, Op::Point, Op::DoubleVartime] {
+                let costs = step_costs(curve, op);
+                let (one, total) = dispatch_plan(curve, op, None);
+                assert_eq!((one, total), (vec![(0, costs.len())], costs.len()));
+                for budget in [400, 5_000, shaders::LOOP_BUDGET] {
+                    if costs.iter().any(|&c| c + DISPATCH_OVERHEAD > budget) {
+                        continue;
+                    }
+                    let (plan, total) = dispatch_plan(curve, op, Some(budget));
+                    let mut next = 0;
+                    for &(first, steps) in &plan {
+                        assert_eq!(first, next, "{curve} {op:?}");
+                        assert!(steps > 0);
+                        let used: usize = costs[first..first + steps].iter().sum();
+                        assert!(
+                            used + DISPATCH_OVERHEAD <= budget,
+                            "{curve} {op:?} {budget}"
+                        );
+                        next = first + steps;
+                    }
+                    assert_eq!(next, total);
+                }
+            }
+        }
+        // the curve with unrolled products runs in one dispatch even on llvmpipe
+        for op in [Op::Base, Op::Point, Op::DoubleVartime] {
+            let (plan, _) = dispatch_plan(Curve::P256, op, Some(shaders::LOOP_BUDGET));
+            assert_eq!(plan.len(), 1, "{op:?}");
         }
     }
 
