@@ -75,14 +75,52 @@ fn compose(
     src
 }
 
-/// The pieces of the modexp shader after the products, in order (later pieces use earlier ones).
-const MODEXP_PARTS: [(&str, &str); 3] = [
+/// Largest limb count whose modexp shader keeps its working set in function-scope arrays
+/// (`shaders/montgomery_regs.wgsl`, `modexp_regs.wgsl`): RSA CRT halves up to 2048 bits. The
+/// larger variants keep their numbers in the `scratch` storage buffer (`montgomery.wgsl`,
+/// `modexp.wgsl`).
+pub const REGISTER_MAX_LIMBS: usize = 64;
+
+/// Whether the modexp shader for `limbs` is the register one.
+pub fn modexp_in_registers(limbs: usize) -> bool {
+    limbs <= REGISTER_MAX_LIMBS
+}
+
+/// The pieces of the storage modexp shader after the products, in order (later pieces use
+/// earlier ones).
+const MODEXP_PARTS: [(&str, &str); 4] = [
     ("bigint.wgsl", include_str!("../../../shaders/bigint.wgsl")),
     (
         "montgomery.wgsl",
         include_str!("../../../shaders/montgomery.wgsl"),
     ),
+    (
+        "modexp_io.wgsl",
+        include_str!("../../../shaders/modexp_io.wgsl"),
+    ),
     ("modexp.wgsl", include_str!("../../../shaders/modexp.wgsl")),
+];
+
+/// The pieces of the register modexp shader after the products: `montgomery.wgsl` only for
+/// its scratch addressing (`at`; its `mont_mul` is unused there).
+const MODEXP_REGS_PARTS: [(&str, &str); 5] = [
+    ("bigint.wgsl", include_str!("../../../shaders/bigint.wgsl")),
+    (
+        "montgomery.wgsl",
+        include_str!("../../../shaders/montgomery.wgsl"),
+    ),
+    (
+        "montgomery_regs.wgsl",
+        include_str!("../../../shaders/montgomery_regs.wgsl"),
+    ),
+    (
+        "modexp_io.wgsl",
+        include_str!("../../../shaders/modexp_io.wgsl"),
+    ),
+    (
+        "modexp_regs.wgsl",
+        include_str!("../../../shaders/modexp_regs.wgsl"),
+    ),
 ];
 
 /// The prelude of constants for `limbs`.
@@ -111,15 +149,25 @@ pub const MODEXP_ENTRY_POINTS: [&str; 5] = [
 /// this, with margin.
 pub const LOOP_BUDGET: usize = 60_000;
 
-/// The full modexp shader for `limbs` 32-bit limbs.
+/// The full modexp shader for `limbs` 32-bit limbs: the register kernels with every limb
+/// loop written out up to [`REGISTER_MAX_LIMBS`], the storage kernels with loops unrolled by
+/// [`unroll_factor`] above.
 pub fn modexp_source(limbs: usize, arith: Arith) -> String {
-    compose(
-        prelude(limbs),
-        arith,
-        &MODEXP_PARTS,
-        limbs,
-        unroll_factor(limbs),
-    )
+    let parts: &[(&str, &str)] = if modexp_in_registers(limbs) {
+        &MODEXP_REGS_PARTS
+    } else {
+        &MODEXP_PARTS
+    };
+    compose(prelude(limbs), arith, parts, limbs, modexp_unroll(limbs))
+}
+
+/// Copies per iteration of the modexp shader's expanded limb loops.
+pub fn modexp_unroll(limbs: usize) -> usize {
+    if modexp_in_registers(limbs) {
+        limbs
+    } else {
+        unroll_factor(limbs)
+    }
 }
 
 /// The pieces of the EC shader after the products, in order.
@@ -284,6 +332,22 @@ mod tests {
                     .map(|e| e.name.as_str())
                     .collect();
                 assert_eq!(entries, MODEXP_ENTRY_POINTS, "{limbs} limbs");
+            }
+        }
+    }
+
+    /// The register kernels up to 64 limbs, every limb loop written out (so every limb index
+    /// is a constant); the storage kernels above.
+    #[test]
+    fn register_variants_are_fully_unrolled() {
+        for limbs in LIMB_VARIANTS {
+            let src = modexp_source(limbs, Arith::Int64);
+            let regs = modexp_in_registers(limbs);
+            assert_eq!(regs, limbs <= 64, "{limbs}");
+            assert_eq!(src.contains("fn mont_mul_regs"), regs, "{limbs}");
+            assert_eq!(src.contains("// ---- modexp.wgsl"), !regs, "{limbs}");
+            if regs {
+                assert!(!src.contains("u_j"), "{limbs} limbs: limb loops left in");
             }
         }
     }
