@@ -13,14 +13,14 @@
 fn load_slot(slot: u32) -> Limbs {
     var x: Limbs;
     //#unroll J 0
-    x[J] = scratch[at(slot, J)];
+    x[J] = to_word(scratch[at(slot, J)]);
     //#end
     return x;
 }
 
 fn store_slot(slot: u32, x: Limbs) {
     //#unroll J 0
-    scratch[at(slot, J)] = x[J];
+    scratch[at(slot, J)] = from_word(x[J]);
     //#end
 }
 
@@ -85,7 +85,7 @@ fn modexp_windows(@builtin(global_invocation_id) gid: vec3<u32>) {
             var sel: Limbs;
             for (var k = 0u; k < TABLE; k = k + 1u) {
                 // every entry loaded, masked to zero unless it is entry idx, ORed in
-                let mask = select(0u, 0xffffffffu, k == idx);
+                let mask = mask_w(k == idx);
                 //#unroll J 0
                 sel[J] |= table[k][J] & mask;
                 //#end
@@ -138,10 +138,10 @@ fn modexp_finish(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     load_modulus(modulus_offset());
     var one: Limbs;
-    one[0] = 1u;
+    one[0] = to_word(1u);
     let r = mont_mul_regs(load_slot(S_ACC), one);
     let ro = lane * LIMBS;
     //#unroll J 0
-    results[ro + J] = r[J];
+    results[ro + J] = from_word(r[J]);
     //#end
 }

@@ -47,6 +47,21 @@ impl Arith {
         }
     }
 
+    /// The limb words of the register modexp kernels (`Word`, `mac_w`, …): u64-held limbs
+    /// with SHADER_INT64, u32 limbs on the portable path.
+    fn register_words(self) -> (&'static str, &'static str) {
+        match self {
+            Arith::Portable => (
+                "regs_portable.wgsl",
+                include_str!("../../../shaders/regs_portable.wgsl"),
+            ),
+            Arith::Int64 => (
+                "regs_int64.wgsl",
+                include_str!("../../../shaders/regs_int64.wgsl"),
+            ),
+        }
+    }
+
     /// How descriptions name it.
     pub fn describe(self) -> &'static str {
         match self {
@@ -102,9 +117,9 @@ const MODEXP_PARTS: [(&str, &str); 4] = [
 ];
 
 /// The pieces of the register modexp shader after the products: `montgomery.wgsl` only for
-/// its scratch addressing (`at`; its `mont_mul` is unused there).
-const MODEXP_REGS_PARTS: [(&str, &str); 5] = [
-    ("bigint.wgsl", include_str!("../../../shaders/bigint.wgsl")),
+/// its scratch addressing (`at`; its `mont_mul` is unused there); the product path's limb
+/// words ([`Arith::register_words`]) go after `bigint.wgsl`.
+const MODEXP_REGS_PARTS: [(&str, &str); 4] = [
     (
         "montgomery.wgsl",
         include_str!("../../../shaders/montgomery.wgsl"),
@@ -153,12 +168,15 @@ pub const LOOP_BUDGET: usize = 60_000;
 /// loop written out up to [`REGISTER_MAX_LIMBS`], the storage kernels with loops unrolled by
 /// [`unroll_factor`] above.
 pub fn modexp_source(limbs: usize, arith: Arith) -> String {
-    let parts: &[(&str, &str)] = if modexp_in_registers(limbs) {
-        &MODEXP_REGS_PARTS
+    let parts: Vec<(&str, &str)> = if modexp_in_registers(limbs) {
+        [MODEXP_PARTS[0], arith.register_words()]
+            .into_iter()
+            .chain(MODEXP_REGS_PARTS)
+            .collect()
     } else {
-        &MODEXP_PARTS
+        MODEXP_PARTS.to_vec()
     };
-    compose(prelude(limbs), arith, parts, limbs, modexp_unroll(limbs))
+    compose(prelude(limbs), arith, &parts, limbs, modexp_unroll(limbs))
 }
 
 /// Copies per iteration of the modexp shader's expanded limb loops.
