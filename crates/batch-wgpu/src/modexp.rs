@@ -11,12 +11,19 @@
 //! One invocation computes one job; a chunk runs as a sequence of dispatches (load, window
 //! table, exponent windows or bits, finish) sized so that no invocation runs more than
 //! [`LOOP_BUDGET`] loop iterations in one dispatch (llvmpipe's silent loop limit), with the
-//! state in a storage buffer between dispatches. Results are canonical with the modulus's significant limb
+//! state in a storage buffer between dispatches. Up to [`shaders::REGISTER_MAX_LIMBS`] limbs
+//! the kernels keep their numbers in function-scope arrays (`shaders/modexp_regs.wgsl`) and
+//! only load and store the running power and the table at a dispatch's ends; a product then
+//! costs LIMBS loop iterations, so a 1024-bit exponentiation (an RSA-2048 half) runs its
+//! windows in one dispatch, 1536- and 2048-bit ones in two and three. Above, numbers stay in
+//! `scratch` throughout (`shaders/modexp.wgsl`). Results are canonical with the modulus's significant limb
 //! count (as `batch-scalar` returns them), and each is checked to be below its modulus before
 //! it is returned.
 //!
 //! Constant-time: the GPU work for a job depends on the variant and the longest exponent (in
-//! limbs) of its group, never on values. NOTE: exponents are zero-padded to the longest one in
+//! limbs) of its group, never on values: the window table is scanned in full with masks, the
+//! final subtraction of each product is a `select`, and no load address or branch depends on
+//! the exponent. NOTE: exponents are zero-padded to the longest one in
 //! their group, so a batch's time reveals its longest exponent length, which is public.
 
 use std::collections::HashMap;
