@@ -2,9 +2,13 @@
 //! matching wgpu features — Metal and DX12).
 //!
 //! - [`modexp`]: batched modular exponentiation in WGSL (`shaders/bigint.wgsl`,
-//!   `montgomery.wgsl`, `modexp.wgsl`): 32-bit limbs, Montgomery CIOS on numbers kept in a
-//!   storage buffer, one invocation per job, fixed 4-bit windows with full-table `select`
-//!   scans for the constant-time path; each batch chunk runs as a short sequence of dispatches.
+//!   `modexp_io.wgsl`, then `montgomery_regs.wgsl` + `modexp_regs.wgsl` up to 64 limbs, or
+//!   `montgomery.wgsl` + `modexp.wgsl` above): 32-bit limbs, Montgomery CIOS, one invocation
+//!   per job, fixed 4-bit windows with full-table masked scans for the constant-time path.
+//!   Up to 2048-bit moduli (RSA CRT halves to RSA-4096, full RSA-2048 moduli for
+//!   verification) the working set (operands, accumulator, running power, window table) is
+//!   in function-scope arrays with every limb loop written out; larger moduli keep their
+//!   numbers in a storage buffer. Each batch chunk runs as a short sequence of dispatches.
 //! - Products ([`shaders::Arith`]): u64 arithmetic where the adapter offers `SHADER_INT64`
 //!   (`shaders/mul_int64.wgsl`), else 16×16-bit partial products (`mul_portable.wgsl`; WGSL's
 //!   core has no u64 and no multiply-high). `WgpuOptions::int64 = false` forces the portable one.

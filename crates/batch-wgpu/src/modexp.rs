@@ -11,12 +11,19 @@
 //! One invocation computes one job; a chunk runs as a sequence of dispatches (load, window
 //! table, exponent windows or bits, finish) sized so that no invocation runs more than
 //! [`LOOP_BUDGET`] loop iterations in one dispatch (llvmpipe's silent loop limit), with the
-//! state in a storage buffer between dispatches. Results are canonical with the modulus's significant limb
+//! state in a storage buffer between dispatches. Up to [`shaders::REGISTER_MAX_LIMBS`] limbs
+//! the kernels keep their numbers in function-scope arrays (`shaders/modexp_regs.wgsl`) and
+//! only load and store the running power and the table at a dispatch's ends; a product then
+//! costs LIMBS loop iterations, so a 1024-bit exponentiation (an RSA-2048 half) runs its
+//! windows in one dispatch, 1536- and 2048-bit ones in two and three. Above, numbers stay in
+//! `scratch` throughout (`shaders/modexp.wgsl`). Results are canonical with the modulus's significant limb
 //! count (as `batch-scalar` returns them), and each is checked to be below its modulus before
 //! it is returned.
 //!
 //! Constant-time: the GPU work for a job depends on the variant and the longest exponent (in
-//! limbs) of its group, never on values. NOTE: exponents are zero-padded to the longest one in
+//! limbs) of its group, never on values: the window table is scanned in full with masks, the
+//! final subtraction of each product is a `select`, and no load address or branch depends on
+//! the exponent. NOTE: exponents are zero-padded to the longest one in
 //! their group, so a batch's time reveals its longest exponent length, which is public.
 
 use std::collections::HashMap;
@@ -281,52 +288,126 @@ impl<'a> Chunk<'a> {
     }
 }
 
-/// Loop iterations of one `mont_mul` for `limbs` (`shaders/montgomery.wgsl`): the outer loop
-/// over limbs, two inner loops of `limbs / u` iterations each, three more outside it, with
-/// margin.
-fn mul_cost(limbs: usize) -> usize {
-    let inner = limbs / shaders::unroll_factor(limbs);
-    limbs * (2 * inner + 2) + 4 * inner + 8
+/// Loop iterations one invocation runs, as the shader for `limbs` is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Costs {
+    /// one Montgomery product
+    mul: usize,
+    /// one table scan of the constant-time path
+    scan: usize,
+    /// once per windows dispatch (loading the table)
+    windows_fixed: usize,
+}
+
+impl Costs {
+    fn new(limbs: usize) -> Self {
+        if shaders::modexp_in_registers(limbs) {
+            // `shaders/modexp_regs.wgsl`: a product is its outer loop (LIMBS iterations),
+            // every limb loop is written out; a table load or scan is TABLE iterations
+            Costs {
+                mul: limbs,
+                scan: TABLE,
+                windows_fixed: TABLE,
+            }
+        } else {
+            // `shaders/montgomery.wgsl`: the outer loop over limbs, two inner loops of
+            // `limbs / u` iterations each, three more outside it, with margin; the scan
+            // clears the selected slot and ORs in every entry
+            let inner = limbs / shaders::modexp_unroll(limbs);
+            Costs {
+                mul: limbs * (2 * inner + 2) + 4 * inner + 8,
+                scan: TABLE * (inner + 1) + inner,
+                windows_fixed: 0,
+            }
+        }
+    }
+
+    /// One step of a step loop (table entry, window step without its scan): a product and
+    /// the loop's own iteration.
+    fn step(self) -> usize {
+        self.mul + 1
+    }
+
+    /// One whole window: WINDOW squarings, the scan, the multiplication.
+    fn window(self) -> usize {
+        (WINDOW + 1) * self.step() + self.scan
+    }
+
+    /// One bit of the `_vartime` path: a squaring and a multiplication.
+    fn bit(self) -> usize {
+        2 * self.mul + 1
+    }
 }
 
 /// The dispatches of one chunk: `(pipeline, first, steps)`, each under [`LOOP_BUDGET`] loop
-/// iterations per invocation.
+/// iterations per invocation. Constant-time windows dispatches start on window boundaries.
 fn dispatch_plan(
     p: &ModexpPipelines,
     limbs: usize,
     exp_words: usize,
     vartime: bool,
 ) -> Vec<(&wgpu::ComputePipeline, usize, usize)> {
-    let mul = mul_cost(limbs);
-    let inner = limbs / shaders::unroll_factor(limbs);
-    let split = |pipeline, from: usize, to: usize, per: usize| {
+    plan_ranges(limbs, exp_words, vartime)
+        .into_iter()
+        .map(|(kind, first, steps)| {
+            let pipeline = match kind {
+                Kind::Load => &p.load,
+                Kind::Table => &p.table,
+                Kind::Windows => &p.windows,
+                Kind::BitsVartime => &p.bits_vartime,
+                Kind::Finish => &p.finish,
+            };
+            (pipeline, first, steps)
+        })
+        .collect()
+}
+
+/// The entry points of `shaders/modexp_io.wgsl` and the kernels' files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Load,
+    Table,
+    Windows,
+    BitsVartime,
+    Finish,
+}
+
+/// [`dispatch_plan`] without the pipelines: `(entry point, first, steps)`.
+fn plan_ranges(limbs: usize, exp_words: usize, vartime: bool) -> Vec<(Kind, usize, usize)> {
+    let c = Costs::new(limbs);
+    let split = |kind, from: usize, to: usize, per: usize| {
         let per = per.max(1);
         (from..to)
             .step_by(per)
-            .map(move |first| (pipeline, first, per.min(to - first)))
+            .map(move |first| (kind, first, per.min(to - first)))
     };
-    let mut plan = vec![(&p.load, 0, 0)];
+    let mut plan = vec![(Kind::Load, 0, 0)];
     // table entry 1 (the base in Montgomery form) for both paths, the rest for constant time
     plan.extend(split(
-        &p.table,
+        Kind::Table,
         1,
         if vartime { 2 } else { TABLE },
-        LOOP_BUDGET / (mul + 1),
+        LOOP_BUDGET / c.step(),
     ));
     if vartime {
-        let per = LOOP_BUDGET.saturating_sub(exp_words) / (2 * mul + 1);
-        plan.extend(split(&p.bits_vartime, 0, 32 * exp_words, per));
+        let per = LOOP_BUDGET.saturating_sub(exp_words) / c.bit();
+        plan.extend(split(Kind::BitsVartime, 0, 32 * exp_words, per));
     } else {
-        // a step is one multiplication, and for the last step of a window the table scan
-        let per = LOOP_BUDGET / (mul + 1 + TABLE * (inner + 1) + inner);
+        // whole windows per dispatch where one fits, else single steps (the widest storage
+        // variants), each counted as if it scanned the table
+        let budget = LOOP_BUDGET.saturating_sub(c.windows_fixed);
+        let per = match budget / c.window() {
+            0 => budget / (c.step() + c.scan),
+            windows => windows * (WINDOW + 1),
+        };
         plan.extend(split(
-            &p.windows,
+            Kind::Windows,
             0,
             exp_words * 32 / WINDOW * (WINDOW + 1),
             per,
         ));
     }
-    plan.push((&p.finish, 0, 0));
+    plan.push((Kind::Finish, 0, 0));
     plan
 }
 
@@ -339,6 +420,80 @@ mod tests {
         for m0 in [1u32, 3, 5, 0xffff_ffff, 0x1234_5679, 0x8000_0001] {
             assert_eq!(m0.wrapping_mul(neg_inv_u32(m0)), u32::MAX, "{m0:#x}"); // m·(−m⁻¹) ≡ −1
         }
+    }
+
+    /// Loop iterations of one dispatch by the cost model, for `(kind, first, steps)`.
+    fn dispatch_cost(
+        c: Costs,
+        exp_words: usize,
+        (kind, first, steps): (Kind, usize, usize),
+    ) -> usize {
+        match kind {
+            Kind::Load => 0,
+            Kind::Finish => c.mul,
+            Kind::Table => steps * c.step(),
+            Kind::BitsVartime => exp_words + steps * c.bit(),
+            Kind::Windows => {
+                let scans = (first..first + steps)
+                    .filter(|s| s % (WINDOW + 1) == WINDOW)
+                    .count();
+                c.windows_fixed + steps * c.step() + scans * c.scan
+            }
+        }
+    }
+
+    /// Every plan covers its table entries, steps or bits once, in order, within the budget;
+    /// the register variants start windows dispatches on window boundaries and run an RSA-2048
+    /// half (1024-bit exponent) in one windows dispatch.
+    #[test]
+    fn plans_cover_every_step_within_the_budget() {
+        for limbs in shaders::LIMB_VARIANTS {
+            let c = Costs::new(limbs);
+            for exp_words in [1, 2, 7, 22, 32, 48, 64, 2 * limbs] {
+                // `_vartime` exponents are public and short (RSA's e); a full-width one on
+                // the 480-limb storage variant would not fit one bit per dispatch
+                for vartime in [false, true].into_iter().filter(|&v| !v || exp_words <= 64) {
+                    let plan = plan_ranges(limbs, exp_words, vartime);
+                    let what = format!("{limbs} limbs, {exp_words} words, vartime {vartime}");
+                    assert_eq!(plan.first().map(|d| d.0), Some(Kind::Load), "{what}");
+                    assert_eq!(plan.last().map(|d| d.0), Some(Kind::Finish), "{what}");
+                    for &d in &plan {
+                        assert!(
+                            dispatch_cost(c, exp_words, d) <= LOOP_BUDGET,
+                            "{what}: {d:?}"
+                        );
+                    }
+                    let covered = |kind| {
+                        let mut next = None;
+                        for &(k, first, steps) in plan.iter().filter(|d| d.0 == kind) {
+                            assert!(steps > 0, "{what}");
+                            assert!(next.is_none_or(|n| n == first), "{what}: gap at {first}");
+                            next = Some(first + steps);
+                            if k == Kind::Windows && shaders::modexp_in_registers(limbs) {
+                                assert_eq!(first % (WINDOW + 1), 0, "{what}");
+                            }
+                        }
+                        next
+                    };
+                    assert_eq!(covered(Kind::Table), Some(if vartime { 2 } else { TABLE }));
+                    if vartime {
+                        assert_eq!(covered(Kind::BitsVartime), Some(32 * exp_words), "{what}");
+                    } else {
+                        let steps = 32 * exp_words / WINDOW * (WINDOW + 1);
+                        assert_eq!(covered(Kind::Windows), Some(steps), "{what}");
+                    }
+                }
+            }
+        }
+        let windows = |limbs, exp_words| {
+            plan_ranges(limbs, exp_words, false)
+                .iter()
+                .filter(|d| d.0 == Kind::Windows)
+                .count()
+        };
+        assert_eq!(windows(32, 32), 1, "RSA-2048 half in one dispatch");
+        assert_eq!(windows(48, 48), 2);
+        assert_eq!(windows(64, 64), 3);
     }
 
     #[test]

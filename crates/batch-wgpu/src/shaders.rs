@@ -47,6 +47,21 @@ impl Arith {
         }
     }
 
+    /// The limb words of the register modexp kernels (`Word`, `mac_w`, …): u64-held limbs
+    /// with SHADER_INT64, u32 limbs on the portable path.
+    fn register_words(self) -> (&'static str, &'static str) {
+        match self {
+            Arith::Portable => (
+                "regs_portable.wgsl",
+                include_str!("../../../shaders/regs_portable.wgsl"),
+            ),
+            Arith::Int64 => (
+                "regs_int64.wgsl",
+                include_str!("../../../shaders/regs_int64.wgsl"),
+            ),
+        }
+    }
+
     /// How descriptions name it.
     pub fn describe(self) -> &'static str {
         match self {
@@ -75,14 +90,52 @@ fn compose(
     src
 }
 
-/// The pieces of the modexp shader after the products, in order (later pieces use earlier ones).
-const MODEXP_PARTS: [(&str, &str); 3] = [
+/// Largest limb count whose modexp shader keeps its working set in function-scope arrays
+/// (`shaders/montgomery_regs.wgsl`, `modexp_regs.wgsl`): RSA CRT halves up to 2048 bits. The
+/// larger variants keep their numbers in the `scratch` storage buffer (`montgomery.wgsl`,
+/// `modexp.wgsl`).
+pub const REGISTER_MAX_LIMBS: usize = 64;
+
+/// Whether the modexp shader for `limbs` is the register one.
+pub fn modexp_in_registers(limbs: usize) -> bool {
+    limbs <= REGISTER_MAX_LIMBS
+}
+
+/// The pieces of the storage modexp shader after the products, in order (later pieces use
+/// earlier ones).
+const MODEXP_PARTS: [(&str, &str); 4] = [
     ("bigint.wgsl", include_str!("../../../shaders/bigint.wgsl")),
     (
         "montgomery.wgsl",
         include_str!("../../../shaders/montgomery.wgsl"),
     ),
+    (
+        "modexp_io.wgsl",
+        include_str!("../../../shaders/modexp_io.wgsl"),
+    ),
     ("modexp.wgsl", include_str!("../../../shaders/modexp.wgsl")),
+];
+
+/// The pieces of the register modexp shader after the products: `montgomery.wgsl` only for
+/// its scratch addressing (`at`; its `mont_mul` is unused there); the product path's limb
+/// words ([`Arith::register_words`]) go after `bigint.wgsl`.
+const MODEXP_REGS_PARTS: [(&str, &str); 4] = [
+    (
+        "montgomery.wgsl",
+        include_str!("../../../shaders/montgomery.wgsl"),
+    ),
+    (
+        "montgomery_regs.wgsl",
+        include_str!("../../../shaders/montgomery_regs.wgsl"),
+    ),
+    (
+        "modexp_io.wgsl",
+        include_str!("../../../shaders/modexp_io.wgsl"),
+    ),
+    (
+        "modexp_regs.wgsl",
+        include_str!("../../../shaders/modexp_regs.wgsl"),
+    ),
 ];
 
 /// The prelude of constants for `limbs`.
@@ -111,15 +164,28 @@ pub const MODEXP_ENTRY_POINTS: [&str; 5] = [
 /// this, with margin.
 pub const LOOP_BUDGET: usize = 60_000;
 
-/// The full modexp shader for `limbs` 32-bit limbs.
+/// The full modexp shader for `limbs` 32-bit limbs: the register kernels with every limb
+/// loop written out up to [`REGISTER_MAX_LIMBS`], the storage kernels with loops unrolled by
+/// [`unroll_factor`] above.
 pub fn modexp_source(limbs: usize, arith: Arith) -> String {
-    compose(
-        prelude(limbs),
-        arith,
-        &MODEXP_PARTS,
-        limbs,
-        unroll_factor(limbs),
-    )
+    let parts: Vec<(&str, &str)> = if modexp_in_registers(limbs) {
+        [MODEXP_PARTS[0], arith.register_words()]
+            .into_iter()
+            .chain(MODEXP_REGS_PARTS)
+            .collect()
+    } else {
+        MODEXP_PARTS.to_vec()
+    };
+    compose(prelude(limbs), arith, &parts, limbs, modexp_unroll(limbs))
+}
+
+/// Copies per iteration of the modexp shader's expanded limb loops.
+pub fn modexp_unroll(limbs: usize) -> usize {
+    if modexp_in_registers(limbs) {
+        limbs
+    } else {
+        unroll_factor(limbs)
+    }
 }
 
 /// The pieces of the EC shader after the products, in order; the point formulas generated
@@ -350,6 +416,22 @@ mod tests {
                     .map(|e| e.name.as_str())
                     .collect();
                 assert_eq!(entries, MODEXP_ENTRY_POINTS, "{limbs} limbs");
+            }
+        }
+    }
+
+    /// The register kernels up to 64 limbs, every limb loop written out (so every limb index
+    /// is a constant); the storage kernels above.
+    #[test]
+    fn register_variants_are_fully_unrolled() {
+        for limbs in LIMB_VARIANTS {
+            let src = modexp_source(limbs, Arith::Int64);
+            let regs = modexp_in_registers(limbs);
+            assert_eq!(regs, limbs <= 64, "{limbs}");
+            assert_eq!(src.contains("fn mont_mul_regs"), regs, "{limbs}");
+            assert_eq!(src.contains("// ---- modexp.wgsl"), !regs, "{limbs}");
+            if regs {
+                assert!(!src.contains("u_j"), "{limbs} limbs: limb loops left in");
             }
         }
     }

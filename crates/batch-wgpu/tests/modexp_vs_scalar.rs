@@ -141,3 +141,71 @@ fn modexp_full_moduli_short_exponents_vs_scalar() {
         );
     }
 }
+
+/// The register kernels' dispatch splits (`dispatch_plan` in `src/modexp.rs`): on 1536- and
+/// 2048-bit moduli (48 and 64 limbs) a constant-time dispatch runs 229 and 175 whole windows,
+/// a `_vartime` one about 618 and 465 bits, so exponents of 11, 15, 22 and 24 limbs end a
+/// dispatch one window after a split, or mid-way, and 32 limbs is an RSA-4096 half. Each batch
+/// pads to its longest exponent: random, all-ones, top bit only, 1 and 0, on random
+/// bases and on 0, 1, m−1, m−2.
+#[test]
+fn modexp_register_split_points_vs_scalar() {
+    let Some(b) = common::wgpu_or_skip("modexp_register_split_points_vs_scalar") else {
+        return;
+    };
+    let s = ScalarBackend::with_threads(1).unwrap();
+    let mut r = rng(8);
+    for (bits, exp_limbs) in [
+        (1536usize, 15usize),
+        (1536, 24),
+        (2048, 11),
+        (2048, 22),
+        (2048, 32),
+    ] {
+        let m = random_modulus(&mut r, bits);
+        // 0, 1, m−1, m−2, then random
+        let bases = modexp_bases(&mut r, &m, 8);
+        let mut top = vec![0u64; exp_limbs];
+        top[exp_limbs - 1] = 1 << 63;
+        let exps = [
+            batch_core::dev::modexp_exponents(&mut r, exp_limbs, 4)
+                .pop()
+                .unwrap(),
+            vec![u64::MAX; exp_limbs],
+            top,
+            vec![1],
+            vec![0],
+        ];
+        // (base, exponent) pairs: random bases with every exponent, edge bases with some
+        let pairs = [
+            (4, 0),
+            (5, 1),
+            (6, 2),
+            (7, 3),
+            (4, 4),
+            (2, 0),
+            (3, 1),
+            (0, 4),
+            (1, 2),
+        ];
+        let jobs: Vec<ModexpJob<'_>> = pairs
+            .iter()
+            .map(|&(i, e)| ModexpJob {
+                base: &bases[i],
+                exponent: &exps[e],
+                modulus: 0,
+            })
+            .collect();
+        let what = format!("{bits}-bit modulus, {exp_limbs}-limb exponents");
+        assert_eq!(
+            b.modexp(&[&m], &jobs).unwrap(),
+            s.modexp(&[&m], &jobs).unwrap(),
+            "{what}"
+        );
+        assert_eq!(
+            b.modexp_vartime(&[&m], &jobs).unwrap(),
+            s.modexp_vartime(&[&m], &jobs).unwrap(),
+            "{what}, vartime"
+        );
+    }
+}
