@@ -475,16 +475,18 @@ mod tests {
         let c = &P256;
         let table = base_table(c);
         let limbs = 8;
-        assert_eq!(table.len(), 37 * BASE_DIGITS * 2 * limbs);
-        for (i, d) in [(0usize, 1u64), (0, 64), (1, 3), (20, 9), (35, 2), (36, 1)] {
+        let windows = shaders::ec_base_windows(Curve::P256);
+        assert_eq!(windows, 52);
+        assert_eq!(table.len(), windows * BASE_DIGITS * 2 * limbs);
+        for (i, d) in [(0usize, 1u64), (0, 16), (1, 3), (20, 9), (50, 2), (51, 1)] {
             let at = (i * BASE_DIGITS + d as usize - 1) * 2 * limbs;
             let (x, y) = (
                 uint_of::<4>(&table[at..][..8]),
                 uint_of::<4>(&table[at + 8..][..8]),
             );
-            // d·2^(7i) as a scalar
+            // d·2^(BASE_W·i) as a scalar
             let mut k = EcUint::ZERO;
-            for bit in 0..7 {
+            for bit in 0..BASE_W {
                 let at = BASE_W * i + bit;
                 k.0[at / 64] |= ((d >> bit) & 1) << (at % 64);
             }
