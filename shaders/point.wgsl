@@ -21,7 +21,7 @@ fn pt_identity() -> Pt {
 // a where `pick_a`, else b: every limb of both read and blended with a mask (constant-time
 // in `pick_a`).
 fn pt_select(a: Pt, b: Pt, pick_a: bool) -> Pt {
-    let m = select(0u, 0xffffffffu, pick_a);
+    let m = mask_w(pick_a);
     var r: Pt;
     //#unroll J 0
     r.x[J] = (a.x[J] & m) | (b.x[J] & ~m);

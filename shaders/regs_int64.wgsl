@@ -32,6 +32,11 @@ fn add_w(a: Word, b: Word) -> Pair {
     return a + b;
 }
 
+// a + b + c (c a carry, ≤ 2)
+fn adc_w(a: Word, b: Word, c: Word) -> Pair {
+    return a + b + c;
+}
+
 // a − b − borrow, wrapping below zero (bit 63 is then the borrow out).
 fn sub_w(a: Word, b: Word, borrow: Word) -> Pair {
     return a - b - borrow;

@@ -27,6 +27,11 @@ fn add_w(a: Word, b: Word) -> Pair {
     return adc(a, b, 0u);
 }
 
+// a + b + c (c a carry, ≤ 2)
+fn adc_w(a: Word, b: Word, c: Word) -> Pair {
+    return adc(a, b, c);
+}
+
 // a − b − borrow as (difference, borrow out).
 fn sub_w(a: Word, b: Word, borrow: Word) -> Pair {
     return sbb(a, b, borrow);

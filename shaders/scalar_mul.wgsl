@@ -74,7 +74,7 @@ fn job_fe(off: u32) -> Fe {
     let o = lane * JOB_STRIDE + off;
     var r: Fe;
     //#unroll J 0
-    r[J] = jobs[o + J];
+    r[J] = to_word(jobs[o + J]);
     //#end
     return r;
 }
@@ -114,17 +114,18 @@ fn base_step(off: u32, i: u32) {
     var sy: Fe;
     for (var j = 1u; j <= BASE_DIGITS; j = j + 1u) {
         // every entry loaded, masked to zero unless it is entry d, ORed in
-        let mask = select(0u, 0xffffffffu, j == d);
+        let mask = mask_w(j == d);
         let e = (i * BASE_DIGITS + j - 1u) * 2u * LIMBS;
         //#unroll J 0
-        sx[J] |= base_table[e + J] & mask;
-        sy[J] |= base_table[e + LIMBS + J] & mask;
+        sx[J] |= to_word(base_table[e + J]) & mask;
+        sy[J] |= to_word(base_table[e + LIMBS + J]) & mask;
         //#end
     }
     // −(x, y) = (x, p − y), selected by mask
     let ny = fe_sub(Fe(), sy);
+    let negw = mask_w(neg != 0u);
     //#unroll J 0
-    sy[J] = (ny[J] & neg) | (sy[J] & ~neg);
+    sy[J] = (ny[J] & negw) | (sy[J] & ~negw);
     //#end
     acc_g = pt_select(acc_g, pt_add_affine(acc_g, sx, sy), d == 0u);
 }
@@ -146,7 +147,7 @@ fn point_step(off: u32, s: u32) {
         let d = digit(off, TABLE_STEPS + WINDOWS - 1u - s);
         var sel: Pt;
         for (var j = 0u; j < DIGITS; j = j + 1u) {
-            let mask = select(0u, 0xffffffffu, j == d);
+            let mask = mask_w(j == d);
             //#unroll J 0
             sel.x[J] |= tab[j].x[J] & mask;
             sel.y[J] |= tab[j].y[J] & mask;
@@ -169,18 +170,18 @@ fn state_at(f: u32, j: u32) -> u32 {
 
 fn save_pt(f: u32, p: Pt) {
     //#unroll J 0
-    scratch[state_at(f, J)] = p.x[J];
-    scratch[state_at(f + 1u, J)] = p.y[J];
-    scratch[state_at(f + 2u, J)] = p.z[J];
+    scratch[state_at(f, J)] = from_word(p.x[J]);
+    scratch[state_at(f + 1u, J)] = from_word(p.y[J]);
+    scratch[state_at(f + 2u, J)] = from_word(p.z[J]);
     //#end
 }
 
 fn load_pt(f: u32) -> Pt {
     var p: Pt;
     //#unroll J 0
-    p.x[J] = scratch[state_at(f, J)];
-    p.y[J] = scratch[state_at(f + 1u, J)];
-    p.z[J] = scratch[state_at(f + 2u, J)];
+    p.x[J] = to_word(scratch[state_at(f, J)]);
+    p.y[J] = to_word(scratch[state_at(f + 1u, J)]);
+    p.z[J] = to_word(scratch[state_at(f + 2u, J)]);
     //#end
     return p;
 }
@@ -220,9 +221,9 @@ fn leave(result: Pt) {
     }
     let o = lane * 3u * LIMBS;
     //#unroll J 0
-    results[o + J] = result.x[J];
-    results[o + LIMBS + J] = result.y[J];
-    results[o + 2u * LIMBS + J] = result.z[J];
+    results[o + J] = from_word(result.x[J]);
+    results[o + LIMBS + J] = from_word(result.y[J]);
+    results[o + 2u * LIMBS + J] = from_word(result.z[J]);
     //#end
 }
 

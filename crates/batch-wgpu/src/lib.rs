@@ -16,7 +16,7 @@
 //!   `point.wgsl`, `scalar_mul.wgsl`): field elements in registers (function-scope arrays,
 //!   every limb loop written out, the curve's constants composed in), complete
 //!   Renes–Costello–Batina formulas generated from `batch_core::rcb` ([`ecc::formulas`]),
-//!   signed 5-bit windows over an affine fixed-base table for `k·G` and 4-bit windows over a
+//!   signed 3-bit windows over an affine fixed-base table for `k·G` and 4-bit windows over a
 //!   per-job table for `k·Q`, full-table scans; one dispatch per chunk (cut into several on
 //!   llvmpipe, whose loop limit a P-384/P-521 product loop would pass); results made affine
 //!   and checked on the host.

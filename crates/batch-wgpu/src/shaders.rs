@@ -248,12 +248,14 @@ pub fn ec_source(curve: Curve, arith: Arith) -> String {
         ec_base_windows(curve),
         crate::ecc::BASE_DIGITS,
     ));
-    pre.push_str(&crate::ecc::wgsl_constants(curve));
+    pre.push_str(&crate::ecc::wgsl_constants(curve, arith));
     let formulas = crate::ecc::formulas::wgsl();
     let field = EC_PARTS[1].1.replace("@ROWS", &ec_rows(curve).to_string());
     let mut parts = EC_PARTS.to_vec();
     parts[1].1 = &field;
-    parts.insert(3, ("point formulas (generated)", &formulas));
+    // the limb words (u64-held with SHADER_INT64) before the field
+    parts.insert(1, arith.register_words());
+    parts.insert(4, ("point formulas (generated)", &formulas));
     compose(pre, arith, &parts, limbs, limbs)
 }
 

@@ -8,8 +8,8 @@
 //! Points are homogeneous projective `(X : Y : Z)`, the identity `(0 : 1 : 0)`; the formulas
 //! are generated from `batch_core::rcb` ([`formulas`]).
 //!
-//! - `k·G`: signed 5-bit (Booth) windows over an affine fixed-base table `d·2^(5i)·G`
-//!   (`1 ≤ d ≤ 16`, every window `i`), built once per curve on the host with batch-scalar's
+//! - `k·G`: signed 3-bit (Booth) windows over an affine fixed-base table `d·2^(3i)·G`
+//!   (`1 ≤ d ≤ 4`, every window `i`), built once per curve on the host with batch-scalar's
 //!   formulas and kept in a storage buffer: one table scan and one mixed addition per
 //!   window, no doubling.
 //! - `k·Q`: a per-job table `j·Q` (`j < 16`) in registers, then 4 doublings, a scan and an
@@ -53,10 +53,13 @@ pub mod formulas;
 /// Entries per window of the `k·Q` table (unsigned 4-bit digits, `0 … 15`).
 pub const DIGITS: usize = 16;
 
-/// Bits per signed window of `k·G` (Booth digits `−64 … 64`): 37 mixed additions for a
-/// P-256 `k·G` where 4-bit unsigned windows took 64, for a scan of 64 entries per window
-/// instead of 15.
-pub const BASE_W: usize = 5;
+/// Bits per signed window of `k·G` (Booth digits `−4 … 4`). On lavapipe the scans' table
+/// loads cost more than the additions (each load is a per-lane gather), so narrow windows
+/// win: P-256 `k·G` ran 1.4× faster on 3-bit windows (86 additions, 4-entry scans) than on
+/// 5-bit ones (52 additions, 16-entry scans), 2-bit and 4-bit ones in between, 7-bit ones at
+/// half the 5-bit rate (docs/PERF.md). On a GPU, with cheap uniform loads, wider windows
+/// would pay: measure there.
+pub const BASE_W: usize = 3;
 
 /// Entries per window of the fixed-base table: `|d| = 1 … 2^(BASE_W − 1)`.
 pub const BASE_DIGITS: usize = 1 << (BASE_W - 1);
@@ -181,26 +184,31 @@ fn uint_of<const L: usize>(words: &[u32]) -> Uint<L> {
 }
 
 /// The curve as WGSL constants for the shader's prelude: `P`, `N0INV` (`−p⁻¹ mod 2^32`),
-/// `ONE` (`R mod p`) and `CURVE_B` (`b·R mod p`), `R = 2^(32·LIMBS)`.
-pub(crate) fn wgsl_constants(curve: Curve) -> String {
+/// `ONE` (`R mod p`) and `CURVE_B` (`b·R mod p`), `R = 2^(32·LIMBS)`, as `Word`s of
+/// `arith`'s limb words (`shaders/regs_*.wgsl`).
+pub(crate) fn wgsl_constants(curve: Curve, arith: shaders::Arith) -> String {
+    let suffix = match arith {
+        shaders::Arith::Int64 => "lu",
+        shaders::Arith::Portable => "u",
+    };
     match curve {
-        Curve::P256 => constants_of(&P256),
-        Curve::P384 => constants_of(&P384),
-        Curve::P521 => constants_of(&P521),
+        Curve::P256 => constants_of(&P256, suffix),
+        Curve::P384 => constants_of(&P384, suffix),
+        Curve::P521 => constants_of(&P521, suffix),
     }
 }
 
-fn constants_of<const L: usize>(c: &CurveDef<L>) -> String {
+fn constants_of<const L: usize>(c: &CurveDef<L>, suffix: &str) -> String {
     let limbs = 2 * L;
     let array = |v: &Uint<L>| {
         let mut w = Vec::with_capacity(limbs);
         push_words(&mut w, &v.0, limbs);
-        let lits: Vec<String> = w.iter().map(|x| format!("0x{x:08x}u")).collect();
-        format!("array<u32, {limbs}>({})", lits.join(", "))
+        let lits: Vec<String> = w.iter().map(|x| format!("0x{x:08x}{suffix}")).collect();
+        format!("array<Word, {limbs}>({})", lits.join(", "))
     };
     let p = c.p.modulus();
     format!(
-        "const P = {};\nconst N0INV: u32 = 0x{:08x}u;\nconst ONE = {};\nconst CURVE_B = {};\n",
+        "const P = {};\nconst N0INV: Word = 0x{:08x}{suffix};\nconst ONE = {};\nconst CURVE_B = {};\n",
         array(p),
         neg_inv_u32(p.0[0] as u32),
         array(c.p.one()),
@@ -476,9 +484,9 @@ mod tests {
         let table = base_table(c);
         let limbs = 8;
         let windows = shaders::ec_base_windows(Curve::P256);
-        assert_eq!(windows, 52);
+        assert_eq!(windows, 86);
         assert_eq!(table.len(), windows * BASE_DIGITS * 2 * limbs);
-        for (i, d) in [(0usize, 1u64), (0, 16), (1, 3), (20, 9), (50, 2), (51, 1)] {
+        for (i, d) in [(0usize, 1u64), (0, 4), (1, 3), (20, 2), (84, 2), (85, 1)] {
             let at = (i * BASE_DIGITS + d as usize - 1) * 2 * limbs;
             let (x, y) = (
                 uint_of::<4>(&table[at..][..8]),
@@ -497,16 +505,17 @@ mod tests {
             assert_eq!(c.fe_to_seam(&x), want.x, "({i}, {d})");
             assert_eq!(c.fe_to_seam(&y), want.y, "({i}, {d})");
         }
-        let consts = wgsl_constants(Curve::P256);
+        let consts = wgsl_constants(Curve::P256, shaders::Arith::Portable);
         assert!(consts.contains(
-            "const P = array<u32, 8>(0xffffffffu, 0xffffffffu, 0xffffffffu, 0x00000000u, \
+            "const P = array<Word, 8>(0xffffffffu, 0xffffffffu, 0xffffffffu, 0x00000000u, \
              0x00000000u, 0x00000000u, 0x00000001u, 0xffffffffu);"
         ));
         assert!(
-            consts.contains("const N0INV: u32 = 0x00000001u;"),
+            consts.contains("const N0INV: Word = 0x00000001u;"),
             "{consts}"
         );
-        assert!(wgsl_constants(Curve::P521).contains("0x000001ffu, 0x00000000u);"));
+        assert!(wgsl_constants(Curve::P521, shaders::Arith::Int64)
+            .contains("0x000001fflu, 0x00000000lu);"));
     }
 
     /// Dispatch plans cover every step once, in order, each dispatch under the budget; no
