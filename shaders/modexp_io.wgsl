@@ -58,6 +58,20 @@ fn modulus_offset() -> u32 {
     return jobs[lane * JOB_STRIDE + LIMBS] * MOD_STRIDE;
 }
 
+// NOTE: variable-time in the exponent. The index of the exponent's top set bit (0 for a
+// zero exponent), the exponent at word `eo` of `exps`; for the public exponents of
+// modexp_bits_vartime only.
+fn exponent_top_bit_vartime(eo: u32) -> u32 {
+    var top = 0u;
+    for (var i = 0u; i < params.exp_words; i = i + 1u) {
+        let word = exps[eo + i];
+        if (word != 0u) {
+            top = 32u * i + 31u - countLeadingZeros(word);
+        }
+    }
+    return top;
+}
+
 // S_TABLE = S_ACC = R mod n (1 in Montgomery form), S_TABLE + 1 = base, S_TMP = R² mod n.
 @compute @workgroup_size(WG)
 fn modexp_load(@builtin(global_invocation_id) gid: vec3<u32>) {

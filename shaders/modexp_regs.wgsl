@@ -109,13 +109,7 @@ fn modexp_bits_vartime(@builtin(global_invocation_id) gid: vec3<u32>) {
     let eo = lane * params.exp_words;
     let bits = params.exp_words * 32u;
     // the top set bit (a zero exponent never multiplies)
-    var top = 0u;
-    for (var i = 0u; i < params.exp_words; i = i + 1u) {
-        let word = exps[eo + i];
-        if (word != 0u) {
-            top = 32u * i + 31u - countLeadingZeros(word);
-        }
-    }
+    let top = exponent_top_bit_vartime(eo);
     let base = load_slot(S_TABLE + 1u);
     var acc = load_slot(S_ACC);
     for (var s = 0u; s < params.steps; s = s + 1u) {

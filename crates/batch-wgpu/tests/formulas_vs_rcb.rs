@@ -276,15 +276,8 @@ fn malformed_functions_are_rejected() {
         assert!(parse_op(line).is_err(), "{line:?} parsed");
     }
     let f = |body: &str| format!("fn f(p1: Pt) -> Pt {{\n{body}\n}}\n");
-    let inputs = [
-        Some("p1.x"),
-        Some("p1.y"),
-        Some("p1.z"),
-        None,
-        None,
-        None,
-        B,
-    ];
+    // pt_dbl's inputs: the first point and b
+    let inputs = CASES[2].2;
     let ok = parse_func(
         &f("    let v1 = fe_add(p1.x, p1.y);\n    return Pt(v1, p1.y, CURVE_B);"),
         "fn f(p1: Pt) -> Pt {",
