@@ -66,7 +66,8 @@ struct Args {
     /// Write the results as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
-    /// Draw an SVG chart here (ops/s per backend per algorithm; with --sweep, ops/s by batch size).
+    /// Draw an SVG chart here (ops/s per library per algorithm and the equal-security view;
+    /// with --sweep, ops/s by batch size).
     #[arg(long)]
     plot: Option<PathBuf>,
     /// Also measure throughput over batch sizes (see --sweep-sizes).

@@ -143,12 +143,12 @@ impl Report {
             .find(|r| r.backend == backend && r.alg == alg && r.op == op)
     }
 
-    fn rate(&self, backend: &str, alg: Alg, op: Op) -> Option<f64> {
+    pub(crate) fn rate(&self, backend: &str, alg: Alg, op: Op) -> Option<f64> {
         self.find(backend, alg, op).and_then(|r| r.ops_per_sec)
     }
 
     /// OpenSSL's figure for `alg`/`op`, from any record carrying it.
-    fn openssl_rate(&self, alg: Alg, op: Op) -> Option<f64> {
+    pub(crate) fn openssl_rate(&self, alg: Alg, op: Op) -> Option<f64> {
         self.openssl_record(alg, op)
             .and_then(|r| r.openssl_ops_per_sec)
     }
@@ -532,11 +532,11 @@ pub fn sweep_table(r: &Report, sizes: &[usize]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use batch_core::Curve;
 
-    fn rec(backend: &str, alg: Alg, op: Op, rate: f64, ossl: Option<f64>) -> Record {
+    pub(crate) fn rec(backend: &str, alg: Alg, op: Op, rate: f64, ossl: Option<f64>) -> Record {
         Record {
             backend: backend.into(),
             kind: "backend",
@@ -568,7 +568,7 @@ mod tests {
         }
     }
 
-    fn report(results: Vec<Record>) -> Report {
+    pub(crate) fn report(results: Vec<Record>) -> Report {
         Report {
             tool: "batch-speed",
             version: "test",
