@@ -812,7 +812,7 @@ fn bad_configurations_and_identities_are_errors() {
     assert!(ServerIdentity::from_pem(b"-----BEGIN CERTIFICATE-----\n", b"", b"").is_err());
     let (chain, root) = id.to_pem().unwrap();
     for cut in [0, 10, chain.len() / 2] {
-        let _ = ServerIdentity::from_pem(chain[..cut].as_bytes(), b"x", root.as_bytes());
+        let _ = ServerIdentity::from_pem(&chain.as_bytes()[..cut], b"x", root.as_bytes());
     }
     assert!(
         x509::certificates_from_pem_or_der(root.as_bytes())

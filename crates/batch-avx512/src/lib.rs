@@ -16,6 +16,10 @@
 //! targets the backend compiles, reports itself unavailable with the reason, and every call
 //! returns [`Error::Unavailable`]. `unsafe` lives in `simd` only.
 #![deny(unsafe_code)]
+// Every `#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]` function here has the same
+// one safety condition, the CPU features, which `simd::detect`'s proof token guarantees to
+// each caller; it is stated once here rather than as a `# Safety` section on each of them.
+#![allow(clippy::missing_safety_doc)]
 
 pub mod digits;
 #[cfg(target_arch = "x86_64")]

@@ -73,7 +73,8 @@ pub trait Lanes: Copy + Send + Sync + core::fmt::Debug + 'static {
 
     fn zero(self) -> Self::V;
     fn splat(self, x: u64) -> Self::V;
-    /// Lane `l` from `x[l]`; `x.len() == LANES`.
+    /// Lane `l` from `x[l]`; `x.len() == LANES`. (`self` is the zero-sized lane form.)
+    #[allow(clippy::wrong_self_convention)]
     fn from_lanes(self, x: &[u64]) -> Self::V;
     /// Writes lane `l` to `out[l]`; `out.len() == LANES`.
     fn to_lanes(self, v: Self::V, out: &mut [u64]);

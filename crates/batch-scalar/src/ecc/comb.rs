@@ -263,7 +263,7 @@ mod tests {
             let p_limbs = c.p.modulus().0.to_vec();
             let p = ModulusDigits::new(&p_limbs, n, bits).expect("modulus");
             let g = CombTable::new(c, 4);
-            let q2 = g.entry_vartime(0, 2).clone(); // 2·G, as another point
+            let q2 = *g.entry_vartime(0, 2); // 2·G, as another point
             for (table, w) in [(g, 4usize), (CombTable::for_point_vartime(c, &q2, 3), 3)] {
                 let digits = CombDigits::new(c, &p, &table);
                 assert_eq!((digits.w, digits.n), (w, n));
