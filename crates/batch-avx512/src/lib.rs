@@ -216,9 +216,9 @@ impl Backend for Avx512Backend {
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         let t = self.token()?;
         check_batch(jobs.len(), &[])?;
-        Ok(self
-            .pool
-            .install_batch(jobs.len(), || imp::modexp(t, self.lanes, moduli, jobs, false)))
+        Ok(self.pool.install_batch(jobs.len(), || {
+            imp::modexp(t, self.lanes, moduli, jobs, false)
+        }))
     }
 
     fn modexp_vartime(
@@ -228,9 +228,9 @@ impl Backend for Avx512Backend {
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         let t = self.token()?;
         check_batch(jobs.len(), &[])?;
-        Ok(self
-            .pool
-            .install_batch(jobs.len(), || imp::modexp(t, self.lanes, moduli, jobs, true)))
+        Ok(self.pool.install_batch(jobs.len(), || {
+            imp::modexp(t, self.lanes, moduli, jobs, true)
+        }))
     }
 
     fn mul_base(
@@ -241,7 +241,9 @@ impl Backend for Avx512Backend {
         let t = self.token()?;
         check_batch(scalars.len(), &[])?;
         let form = self.lanes.ec_form();
-        Ok(self.pool.install_batch(scalars.len(), || imp::mul_base(t, form, curve, scalars)))
+        Ok(self
+            .pool
+            .install_batch(scalars.len(), || imp::mul_base(t, form, curve, scalars)))
     }
 
     fn mul_point(
@@ -253,9 +255,9 @@ impl Backend for Avx512Backend {
         let t = self.token()?;
         check_batch(scalars.len(), &[("points", points.len())])?;
         let form = self.lanes.ec_form();
-        Ok(self
-            .pool
-            .install_batch(scalars.len(), || imp::mul_point(t, form, curve, points, scalars)))
+        Ok(self.pool.install_batch(scalars.len(), || {
+            imp::mul_point(t, form, curve, points, scalars)
+        }))
     }
 
     fn mul_double_vartime(
@@ -268,9 +270,9 @@ impl Backend for Avx512Backend {
         let t = self.token()?;
         check_batch(u1.len(), &[("u2", u2.len()), ("points", points.len())])?;
         let form = self.lanes.ec_form();
-        Ok(self
-            .pool
-            .install_batch(u1.len(), || imp::mul_double_vartime(t, form, curve, u1, u2, points)))
+        Ok(self.pool.install_batch(u1.len(), || {
+            imp::mul_double_vartime(t, form, curve, u1, u2, points)
+        }))
     }
 }
 

@@ -211,7 +211,11 @@ mod tests {
             assert_eq!(big(&d.mul(&al, &bl)), (&a * &b) % &m, "{bits}");
             assert_eq!(big(&d.add(&al, &bl)), (&a + &b) % &m);
             assert_eq!(big(&d.sub(&al, &bl)), (&a + &m - &b) % &m);
-            assert_eq!(big(&d.inv(&al)), a.modinv(&m).unwrap_or_default(), "inv, {bits}");
+            assert_eq!(
+                big(&d.inv(&al)),
+                a.modinv(&m).unwrap_or_default(),
+                "inv, {bits}"
+            );
             let wide = rng.gen_biguint(2 * bits as u64 + 5);
             assert_eq!(big(&d.reduce(&wide.to_u64_digits())), &wide % &m);
             if bits <= 2048 {

@@ -78,7 +78,10 @@ impl<const L: usize> MontyParams<L> {
             one: x,
             r2: Uint::ZERO,
         };
-        let (a, b) = ((64 * L) >> (64 * L).trailing_zeros(), (64 * L).trailing_zeros());
+        let (a, b) = (
+            (64 * L) >> (64 * L).trailing_zeros(),
+            (64 * L).trailing_zeros(),
+        );
         for _ in 0..a {
             x = mod_double(&x, m);
         }

@@ -338,8 +338,16 @@ mod tests {
         let ok = inv_odd(&xl, &ml, &mut out);
         assert_eq!(ok == u64::MAX, want.is_some(), "x = {x:x}, m = {m:x}");
         assert!(ok == 0 || ok == u64::MAX);
-        assert_eq!(big(&out), want.clone().unwrap_or_default(), "x = {x:x}, m = {m:x}");
-        assert_eq!(inv_odd_vartime(&xl, &ml).map(|v| big(&v)), want, "vartime, m = {m:x}");
+        assert_eq!(
+            big(&out),
+            want.clone().unwrap_or_default(),
+            "x = {x:x}, m = {m:x}"
+        );
+        assert_eq!(
+            inv_odd_vartime(&xl, &ml).map(|v| big(&v)),
+            want,
+            "vartime, m = {m:x}"
+        );
     }
 
     #[test]
