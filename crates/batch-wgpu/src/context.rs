@@ -80,11 +80,104 @@ pub(crate) struct EcPipelines {
     pub base_table: wgpu::Buffer,
 }
 
-/// A submitted chunk: its readback buffer, mapped once the submission completes.
+/// A submitted chunk: its readback buffer, mapped once the submission completes, and the
+/// pooled buffers it uses, given back to the pool once it has.
 pub(crate) struct Pending {
-    readback: wgpu::Buffer,
+    readback: Pooled,
+    result_bytes: u64,
+    buffers: Vec<Pooled>,
     submission: wgpu::SubmissionIndex,
     rx: std::sync::mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>,
+}
+
+/// The uniform each dispatch reads (`struct Params` in `modexp_io.wgsl` and
+/// `scalar_mul.wgsl`): the chunk's job count, a kernel-specific word (exponent words, or the
+/// total number of steps), and the dispatch's first step and step count.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct Params {
+    pub count: u32,
+    pub word1: u32,
+    pub first: u32,
+    pub steps: u32,
+}
+
+/// A buffer from [`BufferPool`]: its usage and size class travel with it.
+pub(crate) struct Pooled {
+    usage: wgpu::BufferUsages,
+    class: u64,
+    buffer: wgpu::Buffer,
+}
+
+/// Buffers kept between chunks and batches instead of being created for each: size classes
+/// are powers of two (at least 256 bytes), at most [`BufferPool::KEEP`] free buffers and
+/// [`BufferPool::KEEP_BYTES`] in all are kept. A buffer goes back only after the submission that used it has completed, so no
+/// two chunks in flight share one; what it held is stale, so results and scratch are
+/// cleared on the GPU before each use (a job the GPU did not write must read as zeros —
+/// the fault checks rely on it — not as an earlier chunk's result).
+#[derive(Debug, Default)]
+struct BufferPool {
+    free: Mutex<Vec<(wgpu::BufferUsages, u64, wgpu::Buffer)>>,
+}
+
+impl BufferPool {
+    const KEEP: usize = 32;
+    const KEEP_BYTES: u64 = 1 << 30;
+
+    fn class(bytes: u64) -> u64 {
+        bytes.max(256).next_power_of_two()
+    }
+
+    fn take(
+        &self,
+        device: &wgpu::Device,
+        label: &str,
+        usage: wgpu::BufferUsages,
+        bytes: u64,
+    ) -> Pooled {
+        let class = Self::class(bytes);
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(i) = free.iter().position(|(u, c, _)| *u == usage && *c == class) {
+            let (_, _, buffer) = free.swap_remove(i);
+            return Pooled {
+                usage,
+                class,
+                buffer,
+            };
+        }
+        drop(free);
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: class,
+            usage,
+            mapped_at_creation: false,
+        });
+        Pooled {
+            usage,
+            class,
+            buffer,
+        }
+    }
+
+    fn give(&self, p: Pooled) {
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        let held: u64 = free.iter().map(|f| f.1).sum();
+        if free.len() < Self::KEEP && held + p.class <= Self::KEEP_BYTES {
+            free.push((p.usage, p.class, p.buffer));
+        }
+    }
+}
+
+/// Binding `binding` over the first `bytes` of `buffer` (all of it when `bytes` is 0).
+fn binding_of(binding: u32, buffer: &wgpu::Buffer, bytes: u64) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset: 0,
+            size: std::num::NonZeroU64::new(bytes),
+        }),
+    }
 }
 
 /// A read-only input of [`GpuContext::submit_plan`]: words to upload, or a buffer already there.
@@ -109,6 +202,7 @@ pub(crate) struct GpuContext {
     ec_pipelines: Mutex<HashMap<batch_core::Curve, Arc<EcPipelines>>>,
     lost: Arc<AtomicBool>,
     lost_reason: Arc<Mutex<String>>,
+    pool: BufferPool,
     /// Held for every use of the device: one batch at a time. wgpu's GL backend panics when
     /// a thread waits more than a moment for its context lock, which another thread's slow
     /// shader compilation (seconds on llvmpipe) would otherwise hold.
@@ -276,6 +370,7 @@ impl GpuContext {
             ec_pipelines: Mutex::new(HashMap::new()),
             lost,
             lost_reason,
+            pool: BufferPool::default(),
             serial: Mutex::new(()),
         })
     }
@@ -419,7 +514,7 @@ impl GpuContext {
             self.device
                 .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label: Some(label),
-                    contents: &bytes_of(words),
+                    contents: bytemuck::cast_slice(words),
                     usage: wgpu::BufferUsages::STORAGE,
                 })
         };
@@ -477,112 +572,132 @@ impl GpuContext {
         result_words: usize,
         scratch_words: usize,
     ) -> Result<Pending, String> {
-        use wgpu::util::DeviceExt;
         self.check_alive()?;
         let device = &self.device;
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let init = |label: &str, words: &[u32], usage: wgpu::BufferUsages| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: &bytes_of(words),
-                usage,
-            })
-        };
-        let storage = wgpu::BufferUsages::STORAGE;
-        let uploaded: Vec<Option<wgpu::Buffer>> = inputs
-            .iter()
-            .map(|i| match i {
-                Input::Words(w) => Some(init(label, w, storage)),
-                Input::Buffer(_) => None,
-            })
-            .collect();
-        let input_bufs: Vec<&wgpu::Buffer> = inputs
-            .iter()
-            .zip(&uploaded)
-            .map(|(i, u)| match (i, u) {
-                (Input::Buffer(b), _) => *b,
-                (Input::Words(_), Some(b)) => b,
-                (Input::Words(_), None) => unreachable!("uploaded above"),
-            })
-            .collect();
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let mut buffers: Vec<Pooled> = Vec::with_capacity(6);
+        // Inputs to upload: a pooled buffer each, written through the queue (staged before
+        // this chunk's commands run).
+        let mut input_sizes = [0u64; 3];
+        let mut uploaded = [None, None, None];
+        for (i, input) in inputs.iter().enumerate() {
+            if let Input::Words(w) = input {
+                let bytes = std::mem::size_of_val(*w) as u64;
+                let b = self.pool.take(device, label, storage, bytes);
+                if bytes > 0 {
+                    self.queue
+                        .write_buffer(&b.buffer, 0, bytemuck::cast_slice(w));
+                }
+                input_sizes[i] = bytes;
+                uploaded[i] = Some(buffers.len());
+                buffers.push(b);
+            }
+        }
         let result_bytes = (result_words * 4) as u64;
-        let results_buf = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("results"),
-            size: result_bytes,
-            usage: storage | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let scratch_buf = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("scratch"),
-            size: (scratch_words * 4) as u64,
-            usage: storage,
-            mapped_at_creation: false,
-        });
-        let readback = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size: result_bytes,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        // one bind group per dispatch: only the uniform `first`/`steps` differ
-        let bind = |first: usize, steps: usize| {
-            let params = init(
-                "params",
-                &[count as u32, word1, first as u32, steps as u32],
-                wgpu::BufferUsages::UNIFORM,
-            );
+        let scratch_bytes = (scratch_words * 4) as u64;
+        let results_at = buffers.len();
+        buffers.push(self.pool.take(
+            device,
+            "results",
+            storage | wgpu::BufferUsages::COPY_SRC,
+            result_bytes,
+        ));
+        buffers.push(self.pool.take(device, "scratch", storage, scratch_bytes));
+        let readback = self.pool.take(
+            device,
+            "readback",
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            result_bytes,
+        );
+        // Every dispatch's uniform in one buffer, a slot per dispatch at the device's offset
+        // alignment; only `first` and `steps` differ between them.
+        let stride = (std::mem::size_of::<Params>() as u64)
+            .next_multiple_of(u64::from(self.limits.min_uniform_buffer_offset_alignment));
+        let mut uniform = vec![0u8; (stride as usize) * plan.len().max(1)];
+        for (slot, &(_, first, steps)) in uniform.chunks_exact_mut(stride as usize).zip(plan) {
+            let p = Params {
+                count: count as u32,
+                word1,
+                first: first as u32,
+                steps: steps as u32,
+            };
+            slot[..std::mem::size_of::<Params>()].copy_from_slice(bytemuck::bytes_of(&p));
+        }
+        let params = self.pool.take(
+            device,
+            "params",
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            uniform.len() as u64,
+        );
+        self.queue.write_buffer(&params.buffer, 0, &uniform);
+        let input_binding = |i: usize| -> wgpu::BindGroupEntry<'_> {
+            let binding = i as u32 + 1;
+            match (&inputs[i], uploaded[i]) {
+                (Input::Buffer(b), _) => wgpu::BindGroupEntry {
+                    binding,
+                    resource: b.as_entire_binding(),
+                },
+                (Input::Words(_), Some(at)) => {
+                    binding_of(binding, &buffers[at].buffer, input_sizes[i])
+                }
+                (Input::Words(_), None) => unreachable!("uploaded above"),
+            }
+        };
+        let bind = |slot: usize| {
             device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some(label),
                 layout: &self.layout,
                 entries: &[
                     wgpu::BindGroupEntry {
                         binding: 0,
-                        resource: params.as_entire_binding(),
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: &params.buffer,
+                            offset: slot as u64 * stride,
+                            size: std::num::NonZeroU64::new(std::mem::size_of::<Params>() as u64),
+                        }),
                     },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: input_bufs[0].as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: input_bufs[1].as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: input_bufs[2].as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 4,
-                        resource: results_buf.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 5,
-                        resource: scratch_buf.as_entire_binding(),
-                    },
+                    input_binding(0),
+                    input_binding(1),
+                    input_binding(2),
+                    binding_of(4, &buffers[results_at].buffer, result_bytes),
+                    binding_of(5, &buffers[results_at + 1].buffer, scratch_bytes),
                 ],
             })
         };
         let workgroups = count.div_ceil(shaders::WORKGROUP_SIZE) as u32;
         let mut enc =
             device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+        // Pooled buffers hold an earlier chunk's words: zero them, as fresh ones would be.
+        enc.clear_buffer(&buffers[results_at].buffer, 0, None);
+        enc.clear_buffer(&buffers[results_at + 1].buffer, 0, None);
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(label),
                 timestamp_writes: None,
             });
-            for &(pipeline, first, steps) in plan {
+            for (slot, &(pipeline, _, _)) in plan.iter().enumerate() {
                 pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &bind(first, steps), &[]);
+                pass.set_bind_group(0, &bind(slot), &[]);
                 pass.dispatch_workgroups(workgroups, 1, 1);
             }
         }
-        enc.copy_buffer_to_buffer(&results_buf, 0, &readback, 0, result_bytes);
+        enc.copy_buffer_to_buffer(
+            &buffers[results_at].buffer,
+            0,
+            &readback.buffer,
+            0,
+            result_bytes,
+        );
+        buffers.push(params);
         let submission = self.queue.submit([enc.finish()]);
         let (tx, rx) = std::sync::mpsc::channel();
-        readback.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
+        readback
+            .buffer
+            .map_async(wgpu::MapMode::Read, ..result_bytes, move |r| {
+                let _ = tx.send(r);
+            });
         let validation_err = pollster::block_on(validation.pop());
         let oom_err = pollster::block_on(oom.pop());
         if let Some(e) = validation_err.or(oom_err) {
@@ -590,15 +705,20 @@ impl GpuContext {
         }
         Ok(Pending {
             readback,
+            result_bytes,
+            buffers,
             submission,
             rx,
         })
     }
 
-    /// Waits for a submitted chunk and reads its results back.
+    /// Waits for a submitted chunk and reads its results back; its buffers go back to the
+    /// pool.
     pub fn collect(&self, pending: Pending) -> Result<Vec<u32>, String> {
         let Pending {
             readback,
+            result_bytes,
+            buffers,
             submission,
             rx,
         } = pending;
@@ -616,17 +736,121 @@ impl GpuContext {
         }
         let words: Vec<u32> = {
             let view = readback
-                .get_mapped_range(..)
+                .buffer
+                .get_mapped_range(..result_bytes)
                 .map_err(|e| format!("reading results back: {e}"))?;
-            view.chunks_exact(4)
-                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect()
+            bytemuck::pod_collect_to_vec(&view)
         };
-        readback.unmap();
+        readback.buffer.unmap();
+        // The submission has completed: nothing in flight uses these any more.
+        self.pool.give(readback);
+        for b in buffers {
+            self.pool.give(b);
+        }
         Ok(words)
     }
 }
 
-pub(crate) fn bytes_of(words: &[u32]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes `results[i] = a[i] + scratch[i]` and then `scratch[i] = 7` when `word1 == 1`,
+    /// and nothing otherwise; `b` and `c` are bound but unused.
+    const PROBE: &str = r#"
+struct Params { count: u32, word1: u32, first: u32, steps: u32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> a: array<u32>;
+@group(0) @binding(2) var<storage, read> b: array<u32>;
+@group(0) @binding(3) var<storage, read> c: array<u32>;
+@group(0) @binding(4) var<storage, read_write> results: array<u32>;
+@group(0) @binding(5) var<storage, read_write> scratch: array<u32>;
+@compute @workgroup_size(64)
+fn probe(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i < params.count && params.word1 == 1u) {
+        results[i] = a[i] + scratch[i] + params.first * 1000u + params.steps * 100000u;
+        scratch[i] = 7u;
+    }
+}
+"#;
+
+    fn context_or_skip(what: &str) -> Option<GpuContext> {
+        match GpuContext::new(&WgpuOptions::from_env()) {
+            Ok(c) => Some(c),
+            Err(why) => {
+                let required = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+                    || std::env::var("BATCHSIG_REQUIRE_GPU").is_ok();
+                assert!(!required, "{what}: no wgpu adapter ({why}), required by CI");
+                eprintln!("SKIPPED {what}: no wgpu adapter ({why})");
+                None
+            }
+        }
+    }
+
+    /// Pooled buffers come back holding an earlier chunk's words; results and scratch must
+    /// read as a fresh buffer's zeros (a job the GPU did not write has to fail its fault
+    /// check, not return another chunk's result), the per-dispatch uniforms must reach their
+    /// dispatch, and a second chunk of the same shape must reuse the first one's buffers.
+    #[test]
+    fn pooled_buffers_are_cleared_and_reused() {
+        let Some(ctx) = context_or_skip("pooled_buffers_are_cleared_and_reused") else {
+            return;
+        };
+        let [probe] = ctx
+            .compile("pool probe", PROBE.to_owned(), ["probe"])
+            .expect("probe shader");
+        let n = 100usize;
+        let a: Vec<u32> = (1..=n as u32).collect();
+        let table = ctx
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("unused"),
+                contents: bytemuck::cast_slice(&[0u32; 4]),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+        let run = |word1: u32, plan: &[(&wgpu::ComputePipeline, usize, usize)]| {
+            let pending = ctx
+                .submit_plan(
+                    "pool probe",
+                    plan,
+                    n,
+                    word1,
+                    [
+                        Input::Words(&a),
+                        Input::Buffer(&table),
+                        Input::Words(&a[..3]),
+                    ],
+                    n,
+                    n,
+                )
+                .expect("submit");
+            ctx.collect(pending).expect("collect")
+        };
+        let held = || ctx.pool.free.lock().unwrap().len();
+        use wgpu::util::DeviceExt;
+        // One dispatch, first 0, steps 2: results = a + 0 + 200000.
+        let first = run(1, &[(&probe, 0, 2)]);
+        assert_eq!(first, a.iter().map(|x| x + 200_000).collect::<Vec<_>>());
+        let after_first = held();
+        assert!(after_first >= 5, "buffers went back to the pool");
+        // Same shape again: scratch (7 after the first chunk) must be zero again.
+        let second = run(1, &[(&probe, 0, 2)]);
+        assert_eq!(second, first, "scratch cleared");
+        assert_eq!(
+            held(),
+            after_first,
+            "the second chunk reused the first's buffers"
+        );
+        // A chunk whose shader writes nothing reads back zeros, not the previous results.
+        let third = run(0, &[(&probe, 0, 2)]);
+        assert!(third.iter().all(|&w| w == 0), "results cleared: {third:?}");
+        // Two dispatches, each with its own uniform slot: the second sees scratch = 7 from
+        // the first and its own `first`/`steps`.
+        let fourth = run(1, &[(&probe, 0, 1), (&probe, 1, 3)]);
+        assert_eq!(
+            fourth,
+            a.iter().map(|x| x + 7 + 1000 + 300_000).collect::<Vec<_>>()
+        );
+    }
 }
