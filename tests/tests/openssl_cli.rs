@@ -12,11 +12,7 @@ fn backend() -> batch_scalar::ScalarBackend {
 }
 
 fn dgst_name(h: HashAlg) -> &'static str {
-    match h {
-        HashAlg::Sha256 => "-sha256",
-        HashAlg::Sha384 => "-sha384",
-        HashAlg::Sha512 => "-sha512",
-    }
+    batch_tests::openssl_dgst_flag(h)
 }
 
 const PSS_OPTS: [&str; 4] = [
