@@ -46,8 +46,9 @@ pub enum RsaPadding {
     Pkcs1v15,
     /// RSASSA-PSS.
     Pss {
-        /// Salt length in bytes; `None`: the key's RSASSA-PSS-params salt length, else the
-        /// hash length, when signing; any when verifying (the key's, for a key with params).
+        /// Salt length in bytes; `None`: when signing, the key's RSASSA-PSS-params salt length,
+        /// else the hash length; when verifying, any (at least the key's, for a key with
+        /// RSASSA-PSS-params).
         salt_len: Option<usize>,
         /// MGF1's hash; [`RsaScheme::pss`] makes it the message hash.
         mgf1: HashAlg,
@@ -98,7 +99,7 @@ impl RsaScheme {
     }
 
     /// The scheme `key` allows in place of `self`, with a `None` salt length resolved to the
-    /// key's, or `Err(SchemeNotAllowed)` (RFC 4055 §3.1: an `id-RSASSA-PSS` key is for PSS
+    /// key's (the salt a signature gets), or `Err(SchemeNotAllowed)` (RFC 4055 §3.1: an `id-RSASSA-PSS` key is for PSS
     /// only; with parameters, for their hash and MGF1 hash, and a salt at least as long).
     pub fn allowed_by(self, key: &RsaPublicKey) -> Result<Self, Error> {
         let refuse = |why: String| Err(Error::SchemeNotAllowed(why));
@@ -571,8 +572,8 @@ pub fn verify_batch(
             parsed[i].as_ref().map_err(Clone::clone)?;
             let m = results[slot[i]].as_ref().map_err(Clone::clone)?;
             let pk = job.key;
-            let scheme = scheme.allowed_by(pk)?;
-            match scheme.padding {
+            let allowed = scheme.allowed_by(pk)?;
+            match allowed.padding {
                 RsaPadding::Pkcs1v15 => {
                     let em = limbs_to_be_bytes(m, pk.size()).ok_or(Error::InvalidSignature)?;
                     let want = padding::pkcs1v15_encode(scheme.hash, job.digest, pk.size())?;
@@ -581,17 +582,29 @@ pub fn verify_batch(
                     }
                     Ok(())
                 }
-                RsaPadding::Pss { salt_len, mgf1 } => {
+                RsaPadding::Pss { mgf1, .. } => {
+                    // The caller's salt length (`None`: any); a key's RSASSA-PSS-params salt
+                    // length is a minimum (RFC 4055 §3.1).
+                    let salt_len = match scheme.padding {
+                        RsaPadding::Pss { salt_len, .. } => salt_len,
+                        RsaPadding::Pkcs1v15 => None,
+                    };
                     let em_len = (pk.bits - 1).div_ceil(8);
                     let em = limbs_to_be_bytes(m, em_len).ok_or(Error::InvalidSignature)?;
-                    padding::pss_verify_vartime(
+                    let found = padding::pss_verify_vartime(
                         scheme.hash,
                         mgf1,
                         job.digest,
                         &em,
                         pk.bits,
                         salt_len,
-                    )
+                    )?;
+                    match pk.restriction() {
+                        RsaKeyRestriction::Pss { salt_len: min, .. } if found < min => {
+                            Err(Error::InvalidSignature)
+                        }
+                        _ => Ok(()),
+                    }
                 }
             }
         })

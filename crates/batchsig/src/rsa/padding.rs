@@ -64,7 +64,7 @@ pub fn pss_encode(
 }
 
 /// EMSA-PSS-VERIFY. `salt_len`: `Some(n)` requires exactly `n` salt bytes, `None` accepts any.
-/// Variable-time (public data).
+/// Returns the salt length found. Variable-time (public data).
 pub fn pss_verify_vartime(
     hash: HashAlg,
     mgf: HashAlg,
@@ -72,7 +72,7 @@ pub fn pss_verify_vartime(
     em: &[u8],
     mod_bits: usize,
     salt_len: Option<usize>,
-) -> Result<(), Error> {
+) -> Result<usize, Error> {
     hash.check_digest(digest)?;
     let em_bits = mod_bits - 1;
     let em_len = em_bits.div_ceil(8);
@@ -105,7 +105,7 @@ pub fn pss_verify_vartime(
     if h2 != h {
         return Err(Error::InvalidSignature);
     }
-    Ok(())
+    Ok(salt.len())
 }
 
 #[cfg(test)]
@@ -143,7 +143,7 @@ mod tests {
             let em = pss_encode(h, h, &d, &salt, bits).unwrap();
             assert_eq!(em.len(), (bits - 1).div_ceil(8));
             pss_verify_vartime(h, h, &d, &em, bits, Some(48)).unwrap();
-            pss_verify_vartime(h, h, &d, &em, bits, None).unwrap();
+            assert_eq!(pss_verify_vartime(h, h, &d, &em, bits, None), Ok(48));
             assert!(pss_verify_vartime(h, h, &d, &em, bits, Some(32)).is_err());
             let mut bad = em.clone();
             bad[5] ^= 1;
