@@ -547,3 +547,108 @@ impl RsaPrivateKey {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::HashAlg;
+
+    /// An SPKI of a (public, not factored) 1024-bit modulus under `alg`.
+    fn spki_with(alg: spki::AlgorithmIdentifierRef<'_>) -> Vec<u8> {
+        let mut n = vec![0xc5u8; 128];
+        n[127] = 0x01;
+        let k = RsaPublicKey::new(&n, &[1, 0, 1]).unwrap();
+        let pkcs1 = k.to_pkcs1_der().unwrap();
+        spki::SubjectPublicKeyInfoRef {
+            algorithm: alg,
+            subject_public_key: der::asn1::BitStringRef::from_bytes(&pkcs1).unwrap(),
+        }
+        .to_der()
+        .unwrap()
+    }
+
+    fn with_params(p: &pkcs1::RsaPssParams<'_>) -> Result<RsaPublicKey, Error> {
+        let der = p.to_der().unwrap();
+        RsaPublicKey::from_spki_der(&spki_with(spki::AlgorithmIdentifierRef {
+            oid: ID_RSASSA_PSS,
+            parameters: Some(der::asn1::AnyRef::from_der(&der).unwrap()),
+        }))
+    }
+
+    fn ai(oid: der::asn1::ObjectIdentifier) -> spki::AlgorithmIdentifierRef<'static> {
+        spki::AlgorithmIdentifierRef {
+            oid,
+            parameters: None,
+        }
+    }
+
+    #[test]
+    fn rsassa_pss_params_parse_with_defaults() {
+        // Empty RSASSA-PSS-params: RFC 4055's defaults.
+        let k = with_params(&pkcs1::RsaPssParams::default()).unwrap();
+        assert_eq!(
+            k.restriction(),
+            RsaKeyRestriction::Pss {
+                hash: HashAlg::Sha1,
+                mgf1: HashAlg::Sha1,
+                salt_len: 20
+            }
+        );
+        let mut p = pkcs1::RsaPssParams::new::<sha3::Sha3_256>(40);
+        p.mask_gen.parameters = Some(ai(HashAlg::Sha512.oid()));
+        let k = with_params(&p).unwrap();
+        assert_eq!(
+            k.restriction(),
+            RsaKeyRestriction::Pss {
+                hash: HashAlg::Sha3_256,
+                mgf1: HashAlg::Sha512,
+                salt_len: 40
+            }
+        );
+        let k = RsaPublicKey::from_spki_der(&spki_with(ai(ID_RSASSA_PSS))).unwrap();
+        assert_eq!(k.restriction(), RsaKeyRestriction::PssAny);
+    }
+
+    #[test]
+    fn bad_rsassa_pss_params_are_clear_errors() {
+        let err = |r: Result<RsaPublicKey, Error>| match r {
+            Err(Error::InvalidKey(why)) => why,
+            other => panic!("expected InvalidKey, got {other:?}"),
+        };
+        // A mask generation function other than MGF1.
+        let mut p = pkcs1::RsaPssParams::new::<sha2::Sha256>(32);
+        p.mask_gen.oid = HashAlg::Sha256.oid();
+        assert!(err(with_params(&p)).contains("mask generation"));
+        // A hash batchsig does not implement (SHAKE128, 2.16.840.1.101.3.4.2.11).
+        let shake = der::asn1::ObjectIdentifier::new_unwrap("2.16.840.1.101.3.4.2.11");
+        let mut p = pkcs1::RsaPssParams::new::<sha2::Sha256>(32);
+        p.hash = ai(shake);
+        assert!(err(with_params(&p)).contains("unsupported hash"));
+        let mut p = pkcs1::RsaPssParams::new::<sha2::Sha256>(32);
+        p.mask_gen.parameters = Some(ai(shake));
+        assert!(err(with_params(&p)).contains("unsupported MGF1 hash"));
+        // MGF1 without its hash.
+        let mut p = pkcs1::RsaPssParams::new::<sha2::Sha256>(32);
+        p.mask_gen.parameters = None;
+        assert!(err(with_params(&p)).contains("MGF1 without"));
+        // NULL instead of a SEQUENCE; trailer field 2; salt 300 (over the INTEGER's range).
+        let null = spki::AlgorithmIdentifierRef {
+            oid: ID_RSASSA_PSS,
+            parameters: Some(der::asn1::AnyRef::NULL),
+        };
+        assert!(err(RsaPublicKey::from_spki_der(&spki_with(null))).contains("RSASSA-PSS-params"));
+        for raw in [
+            &[0x30, 0x05, 0xa3, 0x03, 0x02, 0x01, 0x02][..],
+            &[0x30, 0x06, 0xa2, 0x04, 0x02, 0x02, 0x01, 0x2c][..],
+        ] {
+            let alg = spki::AlgorithmIdentifierRef {
+                oid: ID_RSASSA_PSS,
+                parameters: Some(der::asn1::AnyRef::from_der(raw).unwrap()),
+            };
+            assert!(err(RsaPublicKey::from_spki_der(&spki_with(alg))).contains("RSASSA-PSS-params"));
+        }
+        // Another algorithm altogether.
+        let ec = ai(der::asn1::ObjectIdentifier::new_unwrap("1.2.840.10045.2.1"));
+        assert!(err(RsaPublicKey::from_spki_der(&spki_with(ec))).contains("not an RSA key"));
+    }
+}
