@@ -99,8 +99,9 @@ impl RsaScheme {
     }
 
     /// The scheme `key` allows in place of `self`, with a `None` salt length resolved to the
-    /// key's (the salt a signature gets), or `Err(SchemeNotAllowed)` (RFC 4055 §3.1: an `id-RSASSA-PSS` key is for PSS
-    /// only; with parameters, for their hash and MGF1 hash, and a salt at least as long).
+    /// key's (the salt a signature gets), or `Err(SchemeNotAllowed)` (RFC 4055 §3.1: an
+    /// `id-RSASSA-PSS` key is for PSS only; with parameters, for their hash and MGF1 hash,
+    /// and a salt at least as long).
     pub fn allowed_by(self, key: &RsaPublicKey) -> Result<Self, Error> {
         let refuse = |why: String| Err(Error::SchemeNotAllowed(why));
         match (key.restriction(), self.padding) {
