@@ -56,3 +56,21 @@ pub fn write_file(dir: &std::path::Path, name: &str, data: &[u8]) -> String {
     std::fs::write(&p, data).unwrap();
     p.to_str().unwrap().to_string()
 }
+
+/// The `openssl dgst` option for `h` (OpenSSL 3.0 names).
+pub fn openssl_dgst_flag(h: batchsig::HashAlg) -> &'static str {
+    use batchsig::HashAlg;
+    match h {
+        HashAlg::Sha1 => "-sha1",
+        HashAlg::Sha224 => "-sha224",
+        HashAlg::Sha256 => "-sha256",
+        HashAlg::Sha384 => "-sha384",
+        HashAlg::Sha512 => "-sha512",
+        HashAlg::Sha512_224 => "-sha512-224",
+        HashAlg::Sha512_256 => "-sha512-256",
+        HashAlg::Sha3_224 => "-sha3-224",
+        HashAlg::Sha3_256 => "-sha3-256",
+        HashAlg::Sha3_384 => "-sha3-384",
+        HashAlg::Sha3_512 => "-sha3-512",
+    }
+}

@@ -335,11 +335,7 @@ fn signatures_verify_with_openssl(candidate: &Arc<dyn Backend>, what: &str) {
             .unwrap()
             .remove(0)
             .unwrap();
-        let dgst = match curve_hash(curve) {
-            HashAlg::Sha256 => "-sha256",
-            HashAlg::Sha384 => "-sha384",
-            HashAlg::Sha512 => "-sha512",
-        };
+        let dgst = batch_tests::openssl_dgst_flag(curve_hash(curve));
         verify(&pubfile, &sig.to_der(), dgst, &[], curve.name());
     }
 }

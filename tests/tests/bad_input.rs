@@ -358,3 +358,106 @@ fn multi_key_batches_mix_keys_and_curves() {
         assert_eq!(v, vec![Ok(())]);
     }
 }
+
+/// A key restricted to RSASSA-PSS (id-RSASSA-PSS with parameters, RFC 4055) fails only its
+/// own jobs under another scheme; SHA-1 never signs.
+#[test]
+fn pss_restricted_key_fails_only_its_jobs() {
+    use batchsig::rsa::{self, RsaKeyRestriction, RsaSignJob};
+    let free = test_keys::rsa(2048);
+    let pss = test_keys::rsa(2048).with_restriction(RsaKeyRestriction::Pss {
+        hash: HashAlg::Sha256,
+        mgf1: HashAlg::Sha256,
+        salt_len: 32,
+    });
+    let d = HashAlg::Sha256.digest(b"m");
+    let jobs = [
+        RsaSignJob {
+            key: &free,
+            digest: &d,
+        },
+        RsaSignJob {
+            key: &pss,
+            digest: &d,
+        },
+    ];
+    let mut rng = rand::thread_rng();
+    let res = rsa::sign_batch(
+        &backend(),
+        RsaScheme::pkcs1v15(HashAlg::Sha256),
+        &jobs,
+        &mut rng,
+    )
+    .unwrap();
+    assert!(res[0].is_ok());
+    assert!(
+        matches!(res[1], Err(Error::SchemeNotAllowed(_))),
+        "{:?}",
+        res[1]
+    );
+    // PSS with the key's parameters: both sign, and the key's salt length (32) is used.
+    let scheme = RsaScheme::pss_with(HashAlg::Sha256, HashAlg::Sha256, None);
+    let res = rsa::sign_batch(&backend(), scheme, &jobs, &mut rng).unwrap();
+    let sig = res[1].as_ref().unwrap();
+    let ok = pss
+        .public_key()
+        .verify_batch(
+            &backend(),
+            RsaScheme::pss_with(HashAlg::Sha256, HashAlg::Sha256, Some(32)),
+            &[b"m"],
+            &[sig],
+        )
+        .unwrap();
+    assert!(ok[0].is_ok());
+    // A different MGF1 hash is refused for the restricted key only.
+    let scheme = RsaScheme::pss_with(HashAlg::Sha256, HashAlg::Sha1, None);
+    let res = rsa::sign_batch(&backend(), scheme, &jobs, &mut rng).unwrap();
+    assert!(res[0].is_ok());
+    assert!(matches!(res[1], Err(Error::SchemeNotAllowed(_))));
+    // SHA-1 as the message hash: verification only.
+    let d1 = HashAlg::Sha1.digest(b"m");
+    let job = [RsaSignJob {
+        key: &free,
+        digest: &d1,
+    }];
+    assert!(matches!(
+        rsa::sign_batch(
+            &backend(),
+            RsaScheme::pkcs1v15(HashAlg::Sha1),
+            &job,
+            &mut rng
+        ),
+        Err(Error::SchemeNotAllowed(_))
+    ));
+}
+
+/// Restricted keys round-trip through PKCS#8 and SPKI with their parameters.
+#[test]
+fn pss_restriction_survives_pem() {
+    use batchsig::rsa::RsaKeyRestriction;
+    for r in [
+        RsaKeyRestriction::PssAny,
+        RsaKeyRestriction::Pss {
+            hash: HashAlg::Sha512,
+            mgf1: HashAlg::Sha256,
+            salt_len: 20,
+        },
+    ] {
+        let k = test_keys::rsa(2048).with_restriction(r);
+        let again = RsaPrivateKey::from_pem_or_der(k.to_pkcs8_pem().unwrap().as_bytes()).unwrap();
+        assert_eq!(again.restriction(), r);
+        let pem = k.public_key().to_public_key_pem().unwrap();
+        assert_eq!(
+            RsaPublicKey::from_pem_or_der(pem.as_bytes())
+                .unwrap()
+                .restriction(),
+            r
+        );
+    }
+    assert_eq!(
+        RsaPrivateKey::from_pem_or_der(test_keys::rsa_pem(2048).unwrap().as_bytes())
+            .unwrap()
+            .restriction(),
+        RsaKeyRestriction::None
+    );
+}

@@ -12,11 +12,7 @@ fn backend() -> batch_scalar::ScalarBackend {
 }
 
 fn dgst_name(h: HashAlg) -> &'static str {
-    match h {
-        HashAlg::Sha256 => "-sha256",
-        HashAlg::Sha384 => "-sha384",
-        HashAlg::Sha512 => "-sha512",
-    }
+    batch_tests::openssl_dgst_flag(h)
 }
 
 const PSS_OPTS: [&str; 4] = [
@@ -163,6 +159,64 @@ fn ecdsa_signatures_cross_verify_with_openssl() {
                 .unwrap();
             assert_eq!(res[0], Ok(()), "{curve}: we reject openssl's signature");
             assert!(res[1].is_err(), "{curve}: wrong message must fail");
+        }
+    }
+}
+
+/// ECDSA with every message hash batchsig signs with (SHA-2, SHA-512/t, SHA-3; digests longer
+/// and shorter than the order, truncated by bits2int) on every curve, both ways.
+#[test]
+fn ecdsa_every_hash_cross_verifies_with_openssl() {
+    if openssl("ecdsa_every_hash_cross_verifies_with_openssl").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let msg = b"every hash, every curve";
+    let m = write(dir.path(), "msg", msg);
+    for curve in Curve::ALL {
+        let key = test_keys::ecdsa(curve);
+        let keyfile = write(
+            dir.path(),
+            "key.pem",
+            test_keys::ecdsa_pem(curve).as_bytes(),
+        );
+        let pubfile = write(
+            dir.path(),
+            "pub.pem",
+            key.public_key().to_public_key_pem().unwrap().as_bytes(),
+        );
+        for hash in HashAlg::ALL {
+            let label = format!("{curve} {hash}");
+            let d = hash.digest(msg);
+            let sig = key
+                .sign_digests_batch(&backend(), hash, &[&d], batchsig::ecdsa::NonceMode::Hedged)
+                .unwrap()
+                .remove(0)
+                .unwrap();
+            let sigfile = write(dir.path(), "sig", &sig.to_der());
+            let (ok, out) = run(&[
+                "dgst",
+                dgst_name(hash),
+                "-verify",
+                &pubfile,
+                "-signature",
+                &sigfile,
+                &m,
+            ]);
+            assert!(ok, "{label}: openssl rejects our signature: {out}");
+            let theirs = dir.path().join("theirs");
+            let t = theirs.to_str().unwrap();
+            let (ok, out) = run(&["dgst", dgst_name(hash), "-sign", &keyfile, "-out", t, &m]);
+            assert!(ok, "{label}: {out}");
+            let sig = EcdsaSignature::from_der(curve, &std::fs::read(&theirs).unwrap())
+                .expect("openssl writes strict DER");
+            let other = hash.digest(b"other");
+            let res = key
+                .public_key()
+                .verify_digests_batch(&backend(), hash, &[&d, &other], &[sig, sig])
+                .unwrap();
+            assert_eq!(res[0], Ok(()), "{label}: we reject openssl's signature");
+            assert!(res[1].is_err(), "{label}: wrong message must fail");
         }
     }
 }

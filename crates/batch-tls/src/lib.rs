@@ -193,7 +193,8 @@ impl Suite {
         let hash = match self.signature_hash() {
             HashAlg::Sha256 => 0x04,
             HashAlg::Sha384 => 0x05,
-            HashAlg::Sha512 => 0x06,
+            // signature_hash() is SHA-256, SHA-384 or SHA-512.
+            _ => 0x06,
         };
         match self {
             Suite::RsaPss(_) => 0x0800 | hash,

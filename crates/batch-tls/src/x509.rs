@@ -69,15 +69,18 @@ impl CertSigAlg {
         }
     }
 
-    pub fn oid(self) -> ObjectIdentifier {
-        match self {
+    /// The algorithm's OID; `None` for a hash certificates here are not issued or verified
+    /// with (only SHA-256/384/512, what public CAs use).
+    pub fn oid(self) -> Option<ObjectIdentifier> {
+        Some(match self {
             CertSigAlg::RsaPkcs1(HashAlg::Sha256) => SHA256_WITH_RSA,
             CertSigAlg::RsaPkcs1(HashAlg::Sha384) => SHA384_WITH_RSA,
             CertSigAlg::RsaPkcs1(HashAlg::Sha512) => SHA512_WITH_RSA,
             CertSigAlg::Ecdsa(HashAlg::Sha256) => ECDSA_WITH_SHA256,
             CertSigAlg::Ecdsa(HashAlg::Sha384) => ECDSA_WITH_SHA384,
             CertSigAlg::Ecdsa(HashAlg::Sha512) => ECDSA_WITH_SHA512,
-        }
+            _ => return None,
+        })
     }
 
     /// The algorithm named by `id`; parameters must be NULL or absent for RSA (RFC 4055
@@ -93,7 +96,7 @@ impl CertSigAlg {
             CertSigAlg::Ecdsa(HashAlg::Sha512),
         ]
         .into_iter()
-        .find(|a| a.oid() == oid)
+        .find(|a| a.oid() == Some(oid))
         .ok_or_else(|| cert_err(format!("unsupported signature algorithm {oid}")))?;
         let params_ok = match (alg, &id.parameters) {
             (_, None) => true,
@@ -113,6 +116,8 @@ impl CertSigAlg {
             HashAlg::Sha256 => 0x04,
             HashAlg::Sha384 => 0x05,
             HashAlg::Sha512 => 0x06,
+            // No TLS 1.3 code point: 0x0001/0x0003, which no peer accepts.
+            _ => 0x00,
         };
         match self {
             CertSigAlg::RsaPkcs1(_) => (h << 8) | 0x01,
@@ -120,14 +125,16 @@ impl CertSigAlg {
         }
     }
 
-    fn algorithm_identifier(self) -> AlgorithmIdentifierOwned {
-        AlgorithmIdentifierOwned {
-            oid: self.oid(),
+    fn algorithm_identifier(self) -> Result<AlgorithmIdentifierOwned, Error> {
+        Ok(AlgorithmIdentifierOwned {
+            oid: self
+                .oid()
+                .ok_or_else(|| cert_err(format!("no certificate signature with {self:?}")))?,
             parameters: match self {
                 CertSigAlg::RsaPkcs1(_) => Some(der::asn1::Any::null()),
                 CertSigAlg::Ecdsa(_) => None,
             },
-        }
+        })
     }
 
     pub(crate) fn sig_alg(self) -> SigAlg {
@@ -375,7 +382,7 @@ pub fn issue_chain(
         let tbs = TbsCertificate {
             version: Version::V3,
             serial_number: SerialNumber::new(&[0x10, level as u8 + 1]).map_err(cert_err)?,
-            signature: alg.algorithm_identifier(),
+            signature: alg.algorithm_identifier()?,
             issuer: name(issuer_level)?,
             validity,
             subject: name(level)?,
@@ -391,7 +398,7 @@ pub fn issue_chain(
             .ok_or(Error::Backend("signing returned no result".into()))??;
         let cert = Certificate {
             tbs_certificate: tbs,
-            signature_algorithm: alg.algorithm_identifier(),
+            signature_algorithm: alg.algorithm_identifier()?,
             signature: BitString::from_bytes(&sig).map_err(cert_err)?,
         };
         certs.push(cert.to_der().map_err(cert_err)?);

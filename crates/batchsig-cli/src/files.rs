@@ -5,13 +5,12 @@
 
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use base64ct::{Base64, Encoding};
 use batchsig::HashAlg;
 use serde::Deserialize;
-use sha2::Digest;
 use tempfile::NamedTempFile;
 
 use crate::Fatal;
@@ -128,26 +127,9 @@ pub fn check_input(path: &Path, what: &str) -> Result<(), Fatal> {
 
 /// `H(contents of path)`, read in blocks.
 pub fn hash_file(hash: HashAlg, path: &Path) -> Result<Vec<u8>, Fatal> {
-    fn go<D: Digest>(mut r: impl Read) -> std::io::Result<Vec<u8>> {
-        let mut h = D::new();
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            match r.read(&mut buf) {
-                Ok(0) => return Ok(h.finalize().to_vec()),
-                Ok(n) => h.update(&buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-    }
     let err = |e: std::io::Error| Fatal(format!("cannot read {}: {e}", path.display()));
     let f = File::open(path).map_err(err)?;
-    match hash {
-        HashAlg::Sha256 => go::<sha2::Sha256>(f),
-        HashAlg::Sha384 => go::<sha2::Sha384>(f),
-        HashAlg::Sha512 => go::<sha2::Sha512>(f),
-    }
-    .map_err(err)
+    hash.digest_reader(f).map_err(err)
 }
 
 /// Reads a file one line at a time as bytes, without line endings (`\n`, or `\r\n`); a final

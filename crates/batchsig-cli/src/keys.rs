@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use batchsig::ecdsa::{curve_hash, EcdsaPrivateKey, EcdsaPublicKey};
-use batchsig::rsa::{RsaPadding, RsaPrivateKey, RsaPublicKey, RsaScheme};
+use batchsig::rsa::{RsaKeyRestriction, RsaPadding, RsaPrivateKey, RsaPublicKey, RsaScheme};
 use batchsig::{Curve, HashAlg};
 use clap::ValueEnum;
 
@@ -24,45 +24,102 @@ pub enum KeyAlg {
     P521,
 }
 
-/// `--scheme` (RSA).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SchemeArg {
-    Pkcs1Sha256,
-    Pkcs1Sha384,
-    Pkcs1Sha512,
-    PssSha256,
-    PssSha384,
-    PssSha512,
+/// `--scheme` (RSA): `pkcs1-<hash>` or `pss-<hash>` (PSS: MGF1 with the same hash, salt as
+/// long as the hash, or as an id-RSASSA-PSS key's parameters say).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SchemeArg {
+    pss: bool,
+    hash: HashAlg,
+}
+
+/// Every `--scheme` value, in `--help` order.
+const SCHEMES: [(&str, SchemeArg); 20] = {
+    const fn p(pss: bool, hash: HashAlg) -> SchemeArg {
+        SchemeArg { pss, hash }
+    }
+    [
+        ("pkcs1-sha256", p(false, HashAlg::Sha256)),
+        ("pkcs1-sha384", p(false, HashAlg::Sha384)),
+        ("pkcs1-sha512", p(false, HashAlg::Sha512)),
+        ("pkcs1-sha224", p(false, HashAlg::Sha224)),
+        ("pkcs1-sha512-224", p(false, HashAlg::Sha512_224)),
+        ("pkcs1-sha512-256", p(false, HashAlg::Sha512_256)),
+        ("pkcs1-sha3-224", p(false, HashAlg::Sha3_224)),
+        ("pkcs1-sha3-256", p(false, HashAlg::Sha3_256)),
+        ("pkcs1-sha3-384", p(false, HashAlg::Sha3_384)),
+        ("pkcs1-sha3-512", p(false, HashAlg::Sha3_512)),
+        ("pss-sha256", p(true, HashAlg::Sha256)),
+        ("pss-sha384", p(true, HashAlg::Sha384)),
+        ("pss-sha512", p(true, HashAlg::Sha512)),
+        ("pss-sha224", p(true, HashAlg::Sha224)),
+        ("pss-sha512-224", p(true, HashAlg::Sha512_224)),
+        ("pss-sha512-256", p(true, HashAlg::Sha512_256)),
+        ("pss-sha3-224", p(true, HashAlg::Sha3_224)),
+        ("pss-sha3-256", p(true, HashAlg::Sha3_256)),
+        ("pss-sha3-384", p(true, HashAlg::Sha3_384)),
+        ("pss-sha3-512", p(true, HashAlg::Sha3_512)),
+    ]
+};
+
+impl ValueEnum for SchemeArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static V: std::sync::OnceLock<Vec<SchemeArg>> = std::sync::OnceLock::new();
+        V.get_or_init(|| SCHEMES.iter().map(|s| s.1).collect())
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        SCHEMES
+            .iter()
+            .find(|s| s.1 == *self)
+            .map(|s| clap::builder::PossibleValue::new(s.0))
+    }
 }
 
 impl SchemeArg {
     fn scheme(self) -> RsaScheme {
-        match self {
-            SchemeArg::Pkcs1Sha256 => RsaScheme::pkcs1v15(HashAlg::Sha256),
-            SchemeArg::Pkcs1Sha384 => RsaScheme::pkcs1v15(HashAlg::Sha384),
-            SchemeArg::Pkcs1Sha512 => RsaScheme::pkcs1v15(HashAlg::Sha512),
-            SchemeArg::PssSha256 => RsaScheme::pss(HashAlg::Sha256),
-            SchemeArg::PssSha384 => RsaScheme::pss(HashAlg::Sha384),
-            SchemeArg::PssSha512 => RsaScheme::pss(HashAlg::Sha512),
+        if self.pss {
+            RsaScheme::pss(self.hash)
+        } else {
+            RsaScheme::pkcs1v15(self.hash)
         }
     }
 }
 
 /// `--hash` (ECDSA).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum HashArg {
-    Sha256,
-    Sha384,
-    Sha512,
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HashArg(HashAlg);
+
+/// Every `--hash` value.
+const HASHES: [(&str, HashAlg); 10] = [
+    ("sha256", HashAlg::Sha256),
+    ("sha384", HashAlg::Sha384),
+    ("sha512", HashAlg::Sha512),
+    ("sha224", HashAlg::Sha224),
+    ("sha512-224", HashAlg::Sha512_224),
+    ("sha512-256", HashAlg::Sha512_256),
+    ("sha3-224", HashAlg::Sha3_224),
+    ("sha3-256", HashAlg::Sha3_256),
+    ("sha3-384", HashAlg::Sha3_384),
+    ("sha3-512", HashAlg::Sha3_512),
+];
+
+impl ValueEnum for HashArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static V: std::sync::OnceLock<Vec<HashArg>> = std::sync::OnceLock::new();
+        V.get_or_init(|| HASHES.iter().map(|h| HashArg(h.1)).collect())
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        HASHES
+            .iter()
+            .find(|h| h.1 == self.0)
+            .map(|h| clap::builder::PossibleValue::new(h.0))
+    }
 }
 
 impl HashArg {
     fn alg(self) -> HashAlg {
-        match self {
-            HashArg::Sha256 => HashAlg::Sha256,
-            HashArg::Sha384 => HashAlg::Sha384,
-            HashArg::Sha512 => HashAlg::Sha512,
-        }
+        self.0
     }
 }
 
@@ -110,13 +167,17 @@ pub enum Verifier {
     Ecdsa(EcdsaPublicKey, HashAlg),
 }
 
-/// `--scheme` / `--hash` for an RSA key: `--hash` does not apply.
+/// `--scheme` / `--hash` for an RSA key: `--hash` does not apply. Without `--scheme`: an
+/// id-RSASSA-PSS key's own parameters, `pss-sha256` for one without, else `pkcs1-sha256`;
+/// a `--scheme` the key does not allow is an error here, before any work.
 fn rsa_scheme(
     scheme: Option<SchemeArg>,
     hash: Option<HashArg>,
     path: &Path,
-    bits: usize,
+    key: &RsaPublicKey,
+    verifying: bool,
 ) -> Result<RsaScheme, Fatal> {
+    let bits = key.bits();
     if let Some(h) = hash {
         let h = h.to_possible_value().map(|v| v.get_name().to_string());
         return Err(format!(
@@ -127,7 +188,23 @@ fn rsa_scheme(
         )
         .into());
     }
-    Ok(scheme.unwrap_or(SchemeArg::Pkcs1Sha256).scheme())
+    let chosen = match (scheme, RsaScheme::for_key(key), key.restriction()) {
+        (Some(s), _, _) => s.scheme(),
+        // Verification: any salt at least the key's (RFC 4055 §3.1), as OpenSSL signs with
+        // up to the maximum salt.
+        (None, Some(s), _) if verifying => match s.padding {
+            RsaPadding::Pss { mgf1, .. } => RsaScheme::pss_with(s.hash, mgf1, None),
+            RsaPadding::Pkcs1v15 => s,
+        },
+        (None, Some(s), _) => s,
+        (None, None, RsaKeyRestriction::PssAny) => RsaScheme::pss(HashAlg::Sha256),
+        (None, None, _) => RsaScheme::pkcs1v15(HashAlg::Sha256),
+    };
+    // Signing: the salt length the key's parameters give, so that it is named.
+    let allowed = chosen
+        .allowed_by(key)
+        .map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
+    Ok(if verifying { chosen } else { allowed })
 }
 
 /// `--scheme` / `--hash` for an ECDSA key: `--scheme` does not apply.
@@ -151,14 +228,13 @@ fn ecdsa_hash(
     Ok(hash.map_or(curve_hash(curve), HashArg::alg))
 }
 
-fn scheme_name(s: RsaScheme) -> String {
+fn scheme_name(s: RsaScheme, signing: bool) -> String {
     match s.padding {
-        RsaPadding::Pkcs1v15 => format!("RSASSA-PKCS1-v1_5/{}", s.hash.name()),
-        RsaPadding::Pss { .. } => format!(
-            "RSASSA-PSS/{} (salt {} bytes when signing)",
-            s.hash.name(),
-            s.hash.output_len()
-        ),
+        RsaPadding::Pss { salt_len: None, .. } if signing => {
+            format!("{s} (salt {} bytes)", s.hash.output_len())
+        }
+        RsaPadding::Pss { salt_len: None, .. } => format!("{s} (any salt length)"),
+        _ => s.to_string(),
     }
 }
 
@@ -173,7 +249,7 @@ impl Signer {
 
     pub fn describe(&self) -> String {
         match self {
-            Signer::Rsa(k, s) => format!("RSA-{} {}", k.bits(), scheme_name(*s)),
+            Signer::Rsa(k, s) => format!("RSA-{} {}", k.bits(), scheme_name(*s, true)),
             Signer::Ecdsa(k, h) => format!("{} ECDSA/{}", curve_name(k.curve()), h.name()),
         }
     }
@@ -190,7 +266,7 @@ impl Verifier {
 
     pub fn describe(&self) -> String {
         match self {
-            Verifier::Rsa(k, s) => format!("RSA-{} {}", k.bits(), scheme_name(*s)),
+            Verifier::Rsa(k, s) => format!("RSA-{} {}", k.bits(), scheme_name(*s, false)),
             Verifier::Ecdsa(k, h) => format!("{} ECDSA/{}", curve_name(k.curve()), h.name()),
         }
     }
@@ -206,7 +282,7 @@ impl PrivateKey {
     ) -> Result<Signer, Fatal> {
         Ok(match self {
             PrivateKey::Rsa(k) => {
-                let s = rsa_scheme(scheme, hash, path, k.bits())?;
+                let s = rsa_scheme(scheme, hash, path, k.public_key(), false)?;
                 Signer::Rsa(k, s)
             }
             PrivateKey::Ecdsa(k) => {
@@ -234,7 +310,7 @@ impl PublicKey {
     ) -> Result<Verifier, Fatal> {
         Ok(match self {
             PublicKey::Rsa(k) => {
-                let s = rsa_scheme(scheme, hash, path, k.bits())?;
+                let s = rsa_scheme(scheme, hash, path, &k, true)?;
                 Verifier::Rsa(k, s)
             }
             PublicKey::Ecdsa(k) => {

@@ -93,10 +93,12 @@ enum Command {
 /// Options shared by `sign` and `verify`.
 #[derive(Args, Debug)]
 pub struct Common {
-    /// RSA only: padding and hash [default: pkcs1-sha256]. PSS uses MGF1 with the same hash
-    /// and, when signing, a salt as long as the hash (openssl: -sigopt
-    /// rsa_padding_mode:pss -sigopt rsa_pss_saltlen:digest); verification accepts any salt
-    /// length.
+    /// RSA only: padding and hash (SHA-2, SHA-512/t, SHA-3) [default: pkcs1-sha256; for an
+    /// RSA-PSS key (id-RSASSA-PSS) its own parameters, or pss-sha256 if it has none]. PSS
+    /// uses MGF1 with the same hash and, when signing, a salt as long as the hash (openssl:
+    /// -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:digest) or as the key's
+    /// parameters say; verification accepts any salt length (at least the key's). An RSA-PSS
+    /// key refuses other schemes.
     #[arg(long, value_enum)]
     pub scheme: Option<SchemeArg>,
     /// ECDSA only: the message hash [default: by curve: P-256 sha256, P-384 sha384, P-521

@@ -807,3 +807,186 @@ fn missing_openssl_skips_loudly_and_fails_under_ci() {
         "{text}"
     );
 }
+
+/// RSA-PSS keys from `openssl genpkey -algorithm RSA-PSS` (id-RSASSA-PSS, RFC 4055), without
+/// and with parameters: batchsig signs with the key's parameters and openssl verifies, openssl
+/// signs and batchsig verifies, and other schemes are refused (exit 2). One new hash each
+/// way for RSA and ECDSA.
+#[test]
+fn rsa_pss_keys_and_new_hashes_with_openssl() {
+    if !have_openssl("rsa_pss_keys_and_new_hashes_with_openssl") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "m.txt",
+        b"RSA-PSS keys and SHA-3 between batchsig and openssl",
+    );
+    let sig = d.join("m.txt.sig");
+    let keygen: [(&str, &[&str]); 2] = [
+        ("pss-any", &[]),
+        (
+            "pss-params",
+            &[
+                "-pkeyopt",
+                "rsa_pss_keygen_md:sha256",
+                "-pkeyopt",
+                "rsa_pss_keygen_mgf1_md:sha256",
+                "-pkeyopt",
+                "rsa_pss_keygen_saltlen:32",
+            ],
+        ),
+    ];
+    let pss = ["-sigopt", "rsa_padding_mode:pss"];
+    for (name, opts) in keygen {
+        let (k, p) = (format!("{name}.pem"), format!("{name}.pub.pem"));
+        let gen = cat(&[
+            &["genpkey", "-algorithm", "RSA-PSS"],
+            &["-pkeyopt", "rsa_keygen_bits:2048"],
+            opts,
+            &["-out", &k],
+        ]);
+        let (ok, out) = openssl(d, &gen);
+        assert!(ok, "genpkey {name}: {out}");
+        let (ok, out) = openssl(d, &["pkey", "-in", &k, "-pubout", "-out", &p]);
+        assert!(ok, "pkey -pubout {name}: {out}");
+        // batchsig → openssl, with the key's defaults.
+        let _ = std::fs::remove_file(&sig);
+        let out = batchsig(d, &["sign", "--key", &k, "m.txt"]).expect(0, name);
+        assert!(
+            out.stderr.contains("RSASSA-PSS/SHA-256/MGF1-SHA-256"),
+            "{name}: {}",
+            out.stderr
+        );
+        let verify = cat(&[
+            &["dgst", "-sha256"],
+            &pss,
+            &["-verify", &p, "-signature", "m.txt.sig", "m.txt"],
+        ]);
+        let (ok, out) = openssl(d, &verify);
+        assert!(ok && out.contains("Verified OK"), "{name}: openssl: {out}");
+        // openssl → batchsig.
+        let _ = std::fs::remove_file(&sig);
+        let sign = cat(&[
+            &["dgst", "-sha256"],
+            &pss,
+            &["-sign", &k, "-out", "m.txt.sig", "m.txt"],
+        ]);
+        let (ok, out) = openssl(d, &sign);
+        assert!(ok, "{name}: openssl dgst -sign: {out}");
+        batchsig(d, &["verify", "--key", &p, "m.txt"]).expect(0, name);
+        // The signature fails under the wrong key type's scheme: exit 2, nothing signed.
+        let out = batchsig(
+            d,
+            &["verify", "--key", &p, "--scheme", "pkcs1-sha256", "m.txt"],
+        )
+        .expect(2, name);
+        assert!(
+            out.stderr.contains("RSASSA-PSS only"),
+            "{name}: {}",
+            out.stderr
+        );
+        let _ = std::fs::remove_file(&sig);
+        batchsig(
+            d,
+            &["sign", "--key", &k, "--scheme", "pkcs1-sha256", "m.txt"],
+        )
+        .expect(2, name);
+        assert!(!sig.exists(), "{name}: a refused scheme wrote a signature");
+    }
+    // With parameters, another PSS hash is refused too; without, it is allowed.
+    let out = batchsig(
+        d,
+        &[
+            "sign",
+            "--key",
+            "pss-params.pem",
+            "--scheme",
+            "pss-sha384",
+            "m.txt",
+        ],
+    )
+    .expect(2, "pss-params with pss-sha384");
+    assert!(
+        out.stderr.contains("RSASSA-PSS parameters require"),
+        "{}",
+        out.stderr
+    );
+    let _ = std::fs::remove_file(&sig);
+    batchsig(
+        d,
+        &[
+            "sign",
+            "--key",
+            "pss-any.pem",
+            "--scheme",
+            "pss-sha3-256",
+            "m.txt",
+        ],
+    )
+    .expect(0, "pss-any with pss-sha3-256");
+    let verify = cat(&[
+        &["dgst", "-sha3-256"],
+        &pss,
+        &[
+            "-verify",
+            "pss-any.pub.pem",
+            "-signature",
+            "m.txt.sig",
+            "m.txt",
+        ],
+    ]);
+    let (ok, out) = openssl(d, &verify);
+    assert!(
+        ok && out.contains("Verified OK"),
+        "pss-sha3-256: openssl: {out}"
+    );
+
+    // New hashes with ordinary keys: RSA PKCS#1 v1.5 SHA-512/224 and ECDSA P-384 SHA3-384,
+    // batchsig → openssl and openssl → batchsig.
+    let (rk, rp) = rsa_key();
+    let (ek, ep) = ec_key(d, "p384");
+    for (k, p, opts, dgst) in [
+        (
+            rk.as_str(),
+            rp.as_str(),
+            ["--scheme", "pkcs1-sha512-224"],
+            "-sha512-224",
+        ),
+        (
+            ek.as_str(),
+            ep.as_str(),
+            ["--hash", "sha3-384"],
+            "-sha3-384",
+        ),
+    ] {
+        let _ = std::fs::remove_file(&sig);
+        batchsig(d, &cat(&[&["sign", "--key", k], &opts, &["m.txt"]])).expect(0, dgst);
+        let (ok, out) = openssl(
+            d,
+            &[
+                "dgst",
+                dgst,
+                "-verify",
+                p,
+                "-signature",
+                "m.txt.sig",
+                "m.txt",
+            ],
+        );
+        assert!(ok && out.contains("Verified OK"), "{dgst}: openssl: {out}");
+        let _ = std::fs::remove_file(&sig);
+        let (ok, out) = openssl(d, &["dgst", dgst, "-sign", k, "-out", "m.txt.sig", "m.txt"]);
+        assert!(ok, "{dgst}: openssl dgst -sign: {out}");
+        batchsig(d, &cat(&[&["verify", "--key", p], &opts, &["m.txt"]])).expect(0, dgst);
+        // And the other hash of the same size does not verify it (exit 1).
+        let wrong = if dgst == "-sha512-224" {
+            ["--scheme", "pkcs1-sha3-224"]
+        } else {
+            ["--hash", "sha384"]
+        };
+        batchsig(d, &cat(&[&["verify", "--key", p], &wrong, &["m.txt"]])).expect(1, dgst);
+    }
+}

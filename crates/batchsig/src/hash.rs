@@ -1,42 +1,173 @@
-//! The hash functions the schemes use: SHA-256, SHA-384, SHA-512.
+//! The hash functions the schemes use: SHA-224/256/384/512, SHA-512/224, SHA-512/256
+//! (`sha2`), SHA3-224/256/384/512 (`sha3`), and SHA-1 (`sha1`) for verifying legacy
+//! signatures and as the MGF1 hash of RSASSA-PSS only — batchsig never signs a SHA-1 digest.
+//!
+//! Object identifiers come from the hash crates (`AssociatedOid`); the PKCS#1 v1.5
+//! `DigestInfo` is DER-encoded with `der`/`spki` types.
 
-use sha2::{Digest, Sha256, Sha384, Sha512};
+use const_oid::{AssociatedOid, ObjectIdentifier};
+use der::Encode;
+use sha2::Digest;
 
 /// A supported hash function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum HashAlg {
+    /// SHA-1: verification and MGF1 only ([`HashAlg::signing_allowed`] is false).
+    Sha1,
+    Sha224,
     Sha256,
     Sha384,
     Sha512,
+    /// SHA-512/224 (FIPS 180-4 §5.3.6).
+    Sha512_224,
+    /// SHA-512/256 (FIPS 180-4 §5.3.6).
+    Sha512_256,
+    Sha3_224,
+    Sha3_256,
+    Sha3_384,
+    Sha3_512,
+}
+
+/// Runs `$body` with `$d` bound to the hash crate's type for `$h`.
+macro_rules! with_digest {
+    ($h:expr, $d:ident => $body:expr) => {
+        match $h {
+            HashAlg::Sha1 => {
+                type $d = sha1::Sha1;
+                $body
+            }
+            HashAlg::Sha224 => {
+                type $d = sha2::Sha224;
+                $body
+            }
+            HashAlg::Sha256 => {
+                type $d = sha2::Sha256;
+                $body
+            }
+            HashAlg::Sha384 => {
+                type $d = sha2::Sha384;
+                $body
+            }
+            HashAlg::Sha512 => {
+                type $d = sha2::Sha512;
+                $body
+            }
+            HashAlg::Sha512_224 => {
+                type $d = sha2::Sha512_224;
+                $body
+            }
+            HashAlg::Sha512_256 => {
+                type $d = sha2::Sha512_256;
+                $body
+            }
+            HashAlg::Sha3_224 => {
+                type $d = sha3::Sha3_224;
+                $body
+            }
+            HashAlg::Sha3_256 => {
+                type $d = sha3::Sha3_256;
+                $body
+            }
+            HashAlg::Sha3_384 => {
+                type $d = sha3::Sha3_384;
+                $body
+            }
+            HashAlg::Sha3_512 => {
+                type $d = sha3::Sha3_512;
+                $body
+            }
+        }
+    };
 }
 
 impl HashAlg {
-    pub const ALL: [HashAlg; 3] = [HashAlg::Sha256, HashAlg::Sha384, HashAlg::Sha512];
+    /// Every hash batchsig signs with (SHA-1 is not among them).
+    pub const ALL: [HashAlg; 10] = [
+        HashAlg::Sha224,
+        HashAlg::Sha256,
+        HashAlg::Sha384,
+        HashAlg::Sha512,
+        HashAlg::Sha512_224,
+        HashAlg::Sha512_256,
+        HashAlg::Sha3_224,
+        HashAlg::Sha3_256,
+        HashAlg::Sha3_384,
+        HashAlg::Sha3_512,
+    ];
+
+    /// Every hash batchsig verifies with or uses in MGF1: [`HashAlg::ALL`] and SHA-1.
+    pub const VERIFY: [HashAlg; 11] = [
+        HashAlg::Sha1,
+        HashAlg::Sha224,
+        HashAlg::Sha256,
+        HashAlg::Sha384,
+        HashAlg::Sha512,
+        HashAlg::Sha512_224,
+        HashAlg::Sha512_256,
+        HashAlg::Sha3_224,
+        HashAlg::Sha3_256,
+        HashAlg::Sha3_384,
+        HashAlg::Sha3_512,
+    ];
 
     /// Digest length in bytes.
     pub const fn output_len(self) -> usize {
         match self {
-            HashAlg::Sha256 => 32,
-            HashAlg::Sha384 => 48,
-            HashAlg::Sha512 => 64,
+            HashAlg::Sha1 => 20,
+            HashAlg::Sha224 | HashAlg::Sha512_224 | HashAlg::Sha3_224 => 28,
+            HashAlg::Sha256 | HashAlg::Sha512_256 | HashAlg::Sha3_256 => 32,
+            HashAlg::Sha384 | HashAlg::Sha3_384 => 48,
+            HashAlg::Sha512 | HashAlg::Sha3_512 => 64,
         }
     }
 
     pub const fn name(self) -> &'static str {
         match self {
+            HashAlg::Sha1 => "SHA-1",
+            HashAlg::Sha224 => "SHA-224",
             HashAlg::Sha256 => "SHA-256",
             HashAlg::Sha384 => "SHA-384",
             HashAlg::Sha512 => "SHA-512",
+            HashAlg::Sha512_224 => "SHA-512/224",
+            HashAlg::Sha512_256 => "SHA-512/256",
+            HashAlg::Sha3_224 => "SHA3-224",
+            HashAlg::Sha3_256 => "SHA3-256",
+            HashAlg::Sha3_384 => "SHA3-384",
+            HashAlg::Sha3_512 => "SHA3-512",
         }
+    }
+
+    /// Whether batchsig signs digests of this hash: all but SHA-1 (collisions are
+    /// practical). SHA-1 still verifies, and serves as the MGF1 hash.
+    pub const fn signing_allowed(self) -> bool {
+        !matches!(self, HashAlg::Sha1)
+    }
+
+    /// `Err(SchemeNotAllowed)` for a hash batchsig does not sign with.
+    pub fn check_signing(self) -> Result<(), crate::Error> {
+        if self.signing_allowed() {
+            Ok(())
+        } else {
+            Err(crate::Error::SchemeNotAllowed(format!(
+                "{} is accepted for verification only, not for signing",
+                self.name()
+            )))
+        }
+    }
+
+    /// The hash's object identifier (from the hash crate's `AssociatedOid`).
+    pub fn oid(self) -> ObjectIdentifier {
+        with_digest!(self, D => <D as AssociatedOid>::OID)
+    }
+
+    /// The hash named by `oid`, if it is one of ours.
+    pub fn from_oid(oid: ObjectIdentifier) -> Option<HashAlg> {
+        HashAlg::VERIFY.into_iter().find(|h| h.oid() == oid)
     }
 
     /// `H(msg)`.
     pub fn digest(self, msg: &[u8]) -> Vec<u8> {
-        match self {
-            HashAlg::Sha256 => Sha256::digest(msg).to_vec(),
-            HashAlg::Sha384 => Sha384::digest(msg).to_vec(),
-            HashAlg::Sha512 => Sha512::digest(msg).to_vec(),
-        }
+        with_digest!(self, D => D::digest(msg).to_vec())
     }
 
     /// `H(part₀ ‖ part₁ ‖ …)`.
@@ -48,11 +179,24 @@ impl HashAlg {
             }
             h.finalize().to_vec()
         }
-        match self {
-            HashAlg::Sha256 => run::<Sha256>(parts),
-            HashAlg::Sha384 => run::<Sha384>(parts),
-            HashAlg::Sha512 => run::<Sha512>(parts),
+        with_digest!(self, D => run::<D>(parts))
+    }
+
+    /// `H(everything read from r)`, read in 64 KiB blocks.
+    pub fn digest_reader(self, mut r: impl std::io::Read) -> std::io::Result<Vec<u8>> {
+        fn run<D: Digest>(r: &mut dyn std::io::Read) -> std::io::Result<Vec<u8>> {
+            let mut h = D::new();
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                match r.read(&mut buf) {
+                    Ok(0) => return Ok(h.finalize().to_vec()),
+                    Ok(n) => h.update(&buf[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
         }
+        with_digest!(self, D => run::<D>(&mut r))
     }
 
     /// HMAC over the concatenated parts.
@@ -69,30 +213,29 @@ impl HashAlg {
             }
             m.finalize().into_bytes().to_vec()
         }
-        match self {
-            HashAlg::Sha256 => run::<Sha256>(key, parts),
-            HashAlg::Sha384 => run::<Sha384>(key, parts),
-            HashAlg::Sha512 => run::<Sha512>(key, parts),
-        }
+        with_digest!(self, D => run::<D>(key, parts))
     }
 
-    /// The DER `DigestInfo` prefix for PKCS#1 v1.5 (RFC 8017 §9.2, note 1): the encoding
-    /// of `AlgorithmIdentifier` and the digest's OCTET STRING header, before the digest.
-    pub const fn digest_info_prefix(self) -> &'static [u8] {
-        match self {
-            HashAlg::Sha256 => &[
-                0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02,
-                0x01, 0x05, 0x00, 0x04, 0x20,
-            ],
-            HashAlg::Sha384 => &[
-                0x30, 0x41, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02,
-                0x02, 0x05, 0x00, 0x04, 0x30,
-            ],
-            HashAlg::Sha512 => &[
-                0x30, 0x51, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02,
-                0x03, 0x05, 0x00, 0x04, 0x40,
-            ],
+    /// The DER `DigestInfo` of PKCS#1 v1.5 (RFC 8017 §9.2 step 2):
+    /// `SEQUENCE { AlgorithmIdentifier { oid, NULL }, OCTET STRING digest }`, NULL parameters
+    /// as in RFC 8017 appendix B.1 (and as OpenSSL writes them for SHA-2 and SHA-3 too).
+    pub fn digest_info(self, digest: &[u8]) -> Result<Vec<u8>, crate::Error> {
+        self.check_digest(digest)?;
+        #[derive(der::Sequence)]
+        struct DigestInfo<'a> {
+            digest_algorithm: spki::AlgorithmIdentifierRef<'a>,
+            digest: der::asn1::OctetStringRef<'a>,
         }
+        let info = DigestInfo {
+            digest_algorithm: spki::AlgorithmIdentifierRef {
+                oid: self.oid(),
+                parameters: Some(der::asn1::AnyRef::NULL),
+            },
+            digest: der::asn1::OctetStringRef::new(digest)
+                .map_err(|e| crate::Error::InvalidKey(format!("DigestInfo: {e}")))?,
+        };
+        info.to_der()
+            .map_err(|e| crate::Error::InvalidKey(format!("DigestInfo: {e}")))
     }
 
     /// Checks a digest's length.
@@ -118,16 +261,74 @@ mod tests {
     use super::*;
 
     #[test]
-    fn digest_info_prefixes_decode_as_der() {
-        // The prefix plus a digest must parse as SEQUENCE { AlgorithmIdentifier, OCTET STRING }.
-        use der::Decode;
-        for h in HashAlg::ALL {
-            let mut di = h.digest_info_prefix().to_vec();
-            di.extend(h.digest(b"abc"));
-            let seq = der::asn1::Any::from_der(&di).expect("valid DER");
-            assert_eq!(der::Tagged::tag(&seq), der::Tag::Sequence);
-            assert_eq!(di.len(), h.digest_info_prefix().len() + h.output_len());
+    fn output_len_matches_digest() {
+        for h in HashAlg::VERIFY {
+            assert_eq!(h.digest(b"abc").len(), h.output_len(), "{h}");
+            assert_eq!(h.digest_parts(&[b"a", b"bc"]), h.digest(b"abc"), "{h}");
+            let long = vec![7u8; 200_000];
+            assert_eq!(h.digest_reader(&long[..]).unwrap(), h.digest(&long), "{h}");
         }
+    }
+
+    #[test]
+    fn digests_known_answers() {
+        // FIPS 180-4 / FIPS 202 examples: the first 4 bytes of H("abc").
+        let want: [(HashAlg, [u8; 4]); 11] = [
+            (HashAlg::Sha1, [0xa9, 0x99, 0x3e, 0x36]),
+            (HashAlg::Sha224, [0x23, 0x09, 0x7d, 0x22]),
+            (HashAlg::Sha256, [0xba, 0x78, 0x16, 0xbf]),
+            (HashAlg::Sha384, [0xcb, 0x00, 0x75, 0x3f]),
+            (HashAlg::Sha512, [0xdd, 0xaf, 0x35, 0xa1]),
+            (HashAlg::Sha512_224, [0x46, 0x34, 0x27, 0x0f]),
+            (HashAlg::Sha512_256, [0x53, 0x04, 0x8e, 0x26]),
+            (HashAlg::Sha3_224, [0xe6, 0x42, 0x82, 0x4c]),
+            (HashAlg::Sha3_256, [0x3a, 0x98, 0x5d, 0xa7]),
+            (HashAlg::Sha3_384, [0xec, 0x01, 0x49, 0x82]),
+            (HashAlg::Sha3_512, [0xb7, 0x51, 0x85, 0x0b]),
+        ];
+        for (h, w) in want {
+            assert_eq!(h.digest(b"abc")[..4], w, "{h}");
+        }
+    }
+
+    #[test]
+    fn digest_info_matches_rfc8017() {
+        // RFC 8017 §9.2 note 1: the DER prefixes of SHA-256 and SHA-512/224.
+        let sha256_prefix = [
+            0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02,
+            0x01, 0x05, 0x00, 0x04, 0x20,
+        ];
+        let d = HashAlg::Sha256.digest(b"abc");
+        let di = HashAlg::Sha256.digest_info(&d).unwrap();
+        assert_eq!(di[..19], sha256_prefix);
+        assert_eq!(di[19..], d[..]);
+        let sha512_224_prefix = [
+            0x30, 0x2d, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02,
+            0x05, 0x05, 0x00, 0x04, 0x1c,
+        ];
+        let d = HashAlg::Sha512_224.digest(b"abc");
+        assert_eq!(
+            HashAlg::Sha512_224.digest_info(&d).unwrap()[..19],
+            sha512_224_prefix
+        );
+        // SHA-1: 15-byte prefix.
+        let d = HashAlg::Sha1.digest(b"abc");
+        assert_eq!(HashAlg::Sha1.digest_info(&d).unwrap().len(), 15 + 20);
+        assert!(HashAlg::Sha3_256.digest_info(&[0; 31]).is_err());
+    }
+
+    #[test]
+    fn oids_round_trip() {
+        for h in HashAlg::VERIFY {
+            assert_eq!(HashAlg::from_oid(h.oid()), Some(h));
+        }
+        assert_eq!(
+            HashAlg::Sha3_256.oid(),
+            ObjectIdentifier::new_unwrap("2.16.840.1.101.3.4.2.8")
+        );
+        assert!(HashAlg::from_oid(ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.1")).is_none());
+        assert!(!HashAlg::Sha1.signing_allowed() && HashAlg::Sha1.check_signing().is_err());
+        assert!(HashAlg::ALL.iter().all(|h| h.check_signing().is_ok()));
     }
 
     #[test]
@@ -135,5 +336,11 @@ mod tests {
         // RFC 4231 test case 2.
         let mac = HashAlg::Sha256.hmac(b"Jefe", &[b"what do ya want ", b"for nothing?"]);
         assert_eq!(mac[..4], [0x5b, 0xdc, 0xc1, 0x46]);
+        // The same input, HMAC-SHA3-256 (as Python's hmac/hashlib computes it).
+        let mac = HashAlg::Sha3_256.hmac(b"Jefe", &[b"what do ya ", b"want for nothing?"]);
+        assert_eq!(mac[..8], [0xc7, 0xd4, 0x07, 0x2e, 0x78, 0x88, 0x77, 0xae]);
+        // RFC 4231 test case 2, HMAC-SHA-224.
+        let mac = HashAlg::Sha224.hmac(b"Jefe", &[b"what do ya want for nothing?"]);
+        assert_eq!(mac[..4], [0xa3, 0x0e, 0x01, 0x09]);
     }
 }

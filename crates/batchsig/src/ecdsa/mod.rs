@@ -138,6 +138,7 @@ pub fn sign_batch(
     rng: &mut impl CryptoRngCore,
 ) -> Result<Vec<JobResult<EcdsaSignature>>, Error> {
     check_not_empty(jobs.len())?;
+    hash.check_signing()?;
     let extra: Vec<[u8; 32]> = jobs
         .iter()
         .map(|_| {

@@ -20,8 +20,119 @@ use crate::encoding::pem_or_der;
 use crate::Error;
 
 /// `rsaEncryption` (RFC 8017 appendix C).
-const RSA_ENCRYPTION: der::asn1::ObjectIdentifier =
-    der::asn1::ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.1");
+const RSA_ENCRYPTION: der::asn1::ObjectIdentifier = const_oid::db::rfc5912::RSA_ENCRYPTION;
+/// `id-RSASSA-PSS` (RFC 4055 §3.1): a key for RSASSA-PSS only.
+const ID_RSASSA_PSS: der::asn1::ObjectIdentifier = const_oid::db::rfc5912::ID_RSASSA_PSS;
+/// `id-mgf1` (RFC 8017 appendix B.2.1).
+const ID_MGF1: der::asn1::ObjectIdentifier = const_oid::db::rfc5912::ID_MGF_1;
+
+/// The schemes a key may be used with, from its algorithm identifier.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RsaKeyRestriction {
+    /// `rsaEncryption` (or bare `n`, `e`): any scheme.
+    #[default]
+    None,
+    /// `id-RSASSA-PSS` without parameters: RSASSA-PSS with any parameters.
+    PssAny,
+    /// `id-RSASSA-PSS` with RSASSA-PSS-params: PSS with this hash and MGF1 hash, and a salt
+    /// of at least `salt_len` bytes (RFC 4055 §3.1; the key's salt length when none is asked).
+    Pss {
+        hash: crate::HashAlg,
+        mgf1: crate::HashAlg,
+        salt_len: usize,
+    },
+}
+
+/// The restriction an SPKI or PKCS#8 algorithm identifier puts on an RSA key, or an error
+/// for one that is not RSA or carries parameters batchsig does not implement.
+fn restriction_of(alg: &spki::AlgorithmIdentifierRef<'_>) -> Result<RsaKeyRestriction, Error> {
+    if alg.oid == RSA_ENCRYPTION {
+        // RFC 8017 appendix A.1: parameters NULL (absent tolerated, as OpenSSL does).
+        return match alg.parameters {
+            None => Ok(RsaKeyRestriction::None),
+            Some(p) if p.is_null() => Ok(RsaKeyRestriction::None),
+            Some(_) => Err(key_err("rsaEncryption parameters must be NULL")),
+        };
+    }
+    if alg.oid != ID_RSASSA_PSS {
+        return Err(key_err(format!("not an RSA key (algorithm {})", alg.oid)));
+    }
+    let Some(params) = alg.parameters else {
+        return Ok(RsaKeyRestriction::PssAny);
+    };
+    let params: pkcs1::RsaPssParams<'_> = params
+        .decode_as()
+        .map_err(|e| key_err(format!("RSASSA-PSS-params: {e}")))?;
+    let hash_of = |a: &spki::AlgorithmIdentifierRef<'_>, what: &str| {
+        // Hash AlgorithmIdentifiers: parameters NULL or absent (RFC 4055 §2.1).
+        if a.parameters.is_some_and(|p| !p.is_null()) {
+            return Err(key_err(format!("RSASSA-PSS-params: {what} has parameters")));
+        }
+        crate::HashAlg::from_oid(a.oid)
+            .ok_or_else(|| key_err(format!("RSASSA-PSS-params: unsupported {what} {}", a.oid)))
+    };
+    let hash = hash_of(&params.hash, "hash")?;
+    if params.mask_gen.oid != ID_MGF1 {
+        return Err(key_err(format!(
+            "RSASSA-PSS-params: unsupported mask generation {}",
+            params.mask_gen.oid
+        )));
+    }
+    let mgf1 = params
+        .mask_gen
+        .parameters
+        .as_ref()
+        .ok_or_else(|| key_err("RSASSA-PSS-params: MGF1 without its hash"))
+        .and_then(|a| hash_of(a, "MGF1 hash"))?;
+    // The trailer field decodes only as trailerFieldBC (1).
+    Ok(RsaKeyRestriction::Pss {
+        hash,
+        mgf1,
+        salt_len: params.salt_len.into(),
+    })
+}
+
+/// The algorithm identifier of a key with `r` (parameters DER in `buf`).
+fn algorithm_of<'a>(
+    r: RsaKeyRestriction,
+    buf: &'a mut Vec<u8>,
+) -> Result<spki::AlgorithmIdentifierRef<'a>, Error> {
+    match r {
+        RsaKeyRestriction::None => Ok(spki::AlgorithmIdentifierRef {
+            oid: RSA_ENCRYPTION,
+            parameters: Some(der::asn1::AnyRef::NULL),
+        }),
+        RsaKeyRestriction::PssAny => Ok(spki::AlgorithmIdentifierRef {
+            oid: ID_RSASSA_PSS,
+            parameters: None,
+        }),
+        RsaKeyRestriction::Pss {
+            hash,
+            mgf1,
+            salt_len,
+        } => {
+            let ai = |h: crate::HashAlg| spki::AlgorithmIdentifierRef {
+                oid: h.oid(),
+                parameters: Some(der::asn1::AnyRef::NULL),
+            };
+            let params = pkcs1::RsaPssParams {
+                hash: ai(hash),
+                mask_gen: spki::AlgorithmIdentifier {
+                    oid: ID_MGF1,
+                    parameters: Some(ai(mgf1)),
+                },
+                salt_len: u8::try_from(salt_len)
+                    .map_err(|_| key_err("RSASSA-PSS-params salt length over 255"))?,
+                trailer_field: pkcs1::TrailerField::BC,
+            };
+            *buf = params.to_der().map_err(key_err)?;
+            Ok(spki::AlgorithmIdentifierRef {
+                oid: ID_RSASSA_PSS,
+                parameters: Some(der::asn1::AnyRef::from_der(buf).map_err(key_err)?),
+            })
+        }
+    }
+}
 
 /// Smallest modulus accepted (bits). Below this a key is a toy.
 pub const MIN_MODULUS_BITS: usize = 512;
@@ -35,6 +146,8 @@ pub struct RsaPublicKey {
     pub(crate) e: Vec<u64>,
     pub(crate) bits: usize,
     pub(crate) n_monty: DynMonty,
+    /// What the key's algorithm identifier allows (`id-RSASSA-PSS`, RFC 4055).
+    pub(crate) restriction: RsaKeyRestriction,
 }
 
 impl core::fmt::Debug for RsaPublicKey {
@@ -42,6 +155,7 @@ impl core::fmt::Debug for RsaPublicKey {
         f.debug_struct("RsaPublicKey")
             .field("bits", &self.bits)
             .field("e", &self.e)
+            .field("restriction", &self.restriction)
             .finish_non_exhaustive()
     }
 }
@@ -107,7 +221,20 @@ impl RsaPublicKey {
             e,
             bits,
             n_monty,
+            restriction: RsaKeyRestriction::None,
         })
+    }
+
+    /// What the key may be used with: [`RsaKeyRestriction::None`] unless it came as an
+    /// `id-RSASSA-PSS` key.
+    pub fn restriction(&self) -> RsaKeyRestriction {
+        self.restriction
+    }
+
+    /// The same key restricted to `r` (written out with `id-RSASSA-PSS` unless `None`).
+    pub fn with_restriction(mut self, r: RsaKeyRestriction) -> Self {
+        self.restriction = r;
+        self
     }
 
     /// Modulus size in bits.
@@ -149,20 +276,16 @@ impl RsaPublicKey {
         Self::new(k.modulus.as_bytes(), k.public_exponent.as_bytes())
     }
 
-    /// X.509 `SubjectPublicKeyInfo` DER with `rsaEncryption`.
+    /// X.509 `SubjectPublicKeyInfo` DER with `rsaEncryption` or `id-RSASSA-PSS` (RFC 4055;
+    /// its parameters become the key's [`RsaKeyRestriction`]).
     pub fn from_spki_der(der: &[u8]) -> Result<Self, Error> {
         let spki = spki::SubjectPublicKeyInfoRef::from_der(der).map_err(key_err)?;
-        if spki.algorithm.oid != RSA_ENCRYPTION {
-            return Err(key_err(format!(
-                "not an RSA key (algorithm {})",
-                spki.algorithm.oid
-            )));
-        }
+        let restriction = restriction_of(&spki.algorithm)?;
         let bits = spki
             .subject_public_key
             .as_bytes()
             .ok_or_else(|| key_err("unaligned BIT STRING"))?;
-        Self::from_pkcs1_der(bits)
+        Ok(Self::from_pkcs1_der(bits)?.with_restriction(restriction))
     }
 
     /// PKCS#1 `RSAPublicKey` DER.
@@ -176,14 +299,13 @@ impl RsaPublicKey {
         .map_err(key_err)
     }
 
-    /// `SubjectPublicKeyInfo` PEM (`PUBLIC KEY`), as `openssl pkey -pubout` writes.
+    /// `SubjectPublicKeyInfo` PEM (`PUBLIC KEY`), as `openssl pkey -pubout` writes; under
+    /// `id-RSASSA-PSS` with the key's parameters for a restricted key.
     pub fn to_public_key_pem(&self) -> Result<String, Error> {
         let pkcs1 = self.to_pkcs1_der()?;
+        let mut params = Vec::new();
         let spki = spki::SubjectPublicKeyInfoRef {
-            algorithm: spki::AlgorithmIdentifierRef {
-                oid: RSA_ENCRYPTION,
-                parameters: Some(der::asn1::AnyRef::NULL),
-            },
+            algorithm: algorithm_of(self.restriction, &mut params)?,
             subject_public_key: der::asn1::BitStringRef::from_bytes(&pkcs1).map_err(key_err)?,
         };
         let der = spki.to_der().map_err(key_err)?;
@@ -309,16 +431,25 @@ impl RsaPrivateKey {
         )
     }
 
-    /// PKCS#8 `PrivateKeyInfo` DER with `rsaEncryption`.
+    /// PKCS#8 `PrivateKeyInfo` DER with `rsaEncryption` or `id-RSASSA-PSS` (RFC 4055; its
+    /// parameters become the key's [`RsaKeyRestriction`]).
     pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, Error> {
         let info = pkcs8::PrivateKeyInfo::from_der(der).map_err(key_err)?;
-        if info.algorithm.oid != RSA_ENCRYPTION {
-            return Err(key_err(format!(
-                "not an RSA key (algorithm {})",
-                info.algorithm.oid
-            )));
-        }
-        Self::from_pkcs1_der(info.private_key)
+        let restriction = restriction_of(&info.algorithm)?;
+        let mut key = Self::from_pkcs1_der(info.private_key)?;
+        key.public.restriction = restriction;
+        Ok(key)
+    }
+
+    /// What the key may be used with (see [`RsaPublicKey::restriction`]).
+    pub fn restriction(&self) -> RsaKeyRestriction {
+        self.public.restriction
+    }
+
+    /// The same key restricted to `r`.
+    pub fn with_restriction(mut self, r: RsaKeyRestriction) -> Self {
+        self.public.restriction = r;
+        self
     }
 
     /// PKCS#1 `RSAPrivateKey` DER.
@@ -354,16 +485,13 @@ impl RsaPrivateKey {
         Ok(Zeroizing::new(k.to_der().map_err(key_err)?))
     }
 
-    /// PKCS#8 `PRIVATE KEY` PEM, as `openssl genpkey` writes.
+    /// PKCS#8 `PRIVATE KEY` PEM, as `openssl genpkey` writes (`id-RSASSA-PSS` with the
+    /// key's parameters for a restricted key).
     pub fn to_pkcs8_pem(&self) -> Result<Zeroizing<String>, Error> {
         let pkcs1 = self.to_pkcs1_der()?;
-        let info = pkcs8::PrivateKeyInfo::new(
-            spki::AlgorithmIdentifierRef {
-                oid: RSA_ENCRYPTION,
-                parameters: Some(der::asn1::AnyRef::NULL),
-            },
-            &pkcs1,
-        );
+        let mut params = Vec::new();
+        let info =
+            pkcs8::PrivateKeyInfo::new(algorithm_of(self.public.restriction, &mut params)?, &pkcs1);
         let der = Zeroizing::new(info.to_der().map_err(key_err)?);
         Ok(Zeroizing::new(
             der::pem::encode_string("PRIVATE KEY", der::pem::LineEnding::LF, &der)
@@ -417,5 +545,110 @@ impl RsaPrivateKey {
                 &be(&qinv),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::HashAlg;
+
+    /// An SPKI of a (public, not factored) 1024-bit modulus under `alg`.
+    fn spki_with(alg: spki::AlgorithmIdentifierRef<'_>) -> Vec<u8> {
+        let mut n = vec![0xc5u8; 128];
+        n[127] = 0x01;
+        let k = RsaPublicKey::new(&n, &[1, 0, 1]).unwrap();
+        let pkcs1 = k.to_pkcs1_der().unwrap();
+        spki::SubjectPublicKeyInfoRef {
+            algorithm: alg,
+            subject_public_key: der::asn1::BitStringRef::from_bytes(&pkcs1).unwrap(),
+        }
+        .to_der()
+        .unwrap()
+    }
+
+    fn with_params(p: &pkcs1::RsaPssParams<'_>) -> Result<RsaPublicKey, Error> {
+        let der = p.to_der().unwrap();
+        RsaPublicKey::from_spki_der(&spki_with(spki::AlgorithmIdentifierRef {
+            oid: ID_RSASSA_PSS,
+            parameters: Some(der::asn1::AnyRef::from_der(&der).unwrap()),
+        }))
+    }
+
+    fn ai(oid: der::asn1::ObjectIdentifier) -> spki::AlgorithmIdentifierRef<'static> {
+        spki::AlgorithmIdentifierRef {
+            oid,
+            parameters: None,
+        }
+    }
+
+    #[test]
+    fn rsassa_pss_params_parse_with_defaults() {
+        // Empty RSASSA-PSS-params: RFC 4055's defaults.
+        let k = with_params(&pkcs1::RsaPssParams::default()).unwrap();
+        assert_eq!(
+            k.restriction(),
+            RsaKeyRestriction::Pss {
+                hash: HashAlg::Sha1,
+                mgf1: HashAlg::Sha1,
+                salt_len: 20
+            }
+        );
+        let mut p = pkcs1::RsaPssParams::new::<sha3::Sha3_256>(40);
+        p.mask_gen.parameters = Some(ai(HashAlg::Sha512.oid()));
+        let k = with_params(&p).unwrap();
+        assert_eq!(
+            k.restriction(),
+            RsaKeyRestriction::Pss {
+                hash: HashAlg::Sha3_256,
+                mgf1: HashAlg::Sha512,
+                salt_len: 40
+            }
+        );
+        let k = RsaPublicKey::from_spki_der(&spki_with(ai(ID_RSASSA_PSS))).unwrap();
+        assert_eq!(k.restriction(), RsaKeyRestriction::PssAny);
+    }
+
+    #[test]
+    fn bad_rsassa_pss_params_are_clear_errors() {
+        let err = |r: Result<RsaPublicKey, Error>| match r {
+            Err(Error::InvalidKey(why)) => why,
+            other => panic!("expected InvalidKey, got {other:?}"),
+        };
+        // A mask generation function other than MGF1.
+        let mut p = pkcs1::RsaPssParams::new::<sha2::Sha256>(32);
+        p.mask_gen.oid = HashAlg::Sha256.oid();
+        assert!(err(with_params(&p)).contains("mask generation"));
+        // A hash batchsig does not implement (SHAKE128, 2.16.840.1.101.3.4.2.11).
+        let shake = der::asn1::ObjectIdentifier::new_unwrap("2.16.840.1.101.3.4.2.11");
+        let mut p = pkcs1::RsaPssParams::new::<sha2::Sha256>(32);
+        p.hash = ai(shake);
+        assert!(err(with_params(&p)).contains("unsupported hash"));
+        let mut p = pkcs1::RsaPssParams::new::<sha2::Sha256>(32);
+        p.mask_gen.parameters = Some(ai(shake));
+        assert!(err(with_params(&p)).contains("unsupported MGF1 hash"));
+        // MGF1 without its hash.
+        let mut p = pkcs1::RsaPssParams::new::<sha2::Sha256>(32);
+        p.mask_gen.parameters = None;
+        assert!(err(with_params(&p)).contains("MGF1 without"));
+        // NULL instead of a SEQUENCE; trailer field 2; salt 300 (over the INTEGER's range).
+        let null = spki::AlgorithmIdentifierRef {
+            oid: ID_RSASSA_PSS,
+            parameters: Some(der::asn1::AnyRef::NULL),
+        };
+        assert!(err(RsaPublicKey::from_spki_der(&spki_with(null))).contains("RSASSA-PSS-params"));
+        for raw in [
+            &[0x30, 0x05, 0xa3, 0x03, 0x02, 0x01, 0x02][..],
+            &[0x30, 0x06, 0xa2, 0x04, 0x02, 0x02, 0x01, 0x2c][..],
+        ] {
+            let alg = spki::AlgorithmIdentifierRef {
+                oid: ID_RSASSA_PSS,
+                parameters: Some(der::asn1::AnyRef::from_der(raw).unwrap()),
+            };
+            assert!(err(RsaPublicKey::from_spki_der(&spki_with(alg))).contains("RSASSA-PSS-params"));
+        }
+        // Another algorithm altogether.
+        let ec = ai(der::asn1::ObjectIdentifier::new_unwrap("1.2.840.10045.2.1"));
+        assert!(err(RsaPublicKey::from_spki_der(&spki_with(ec))).contains("not an RSA key"));
     }
 }

@@ -34,7 +34,7 @@ use zeroize::Zeroizing;
 
 use blinding::Secret;
 pub use blinding::BLINDING_CHAIN;
-pub use key::{RsaPrivateKey, RsaPublicKey, MAX_MODULUS_BITS, MIN_MODULUS_BITS};
+pub use key::{RsaKeyRestriction, RsaPrivateKey, RsaPublicKey, MAX_MODULUS_BITS, MIN_MODULUS_BITS};
 
 use crate::batch::{check_not_empty, os_seeded_rng};
 use crate::hash::HashAlg;
@@ -44,10 +44,14 @@ use crate::hash::HashAlg;
 pub enum RsaPadding {
     /// RSASSA-PKCS1-v1_5 (deterministic).
     Pkcs1v15,
-    /// RSASSA-PSS with MGF1 over the same hash.
+    /// RSASSA-PSS.
     Pss {
-        /// Salt length in bytes; `None`: the hash length when signing, any when verifying.
+        /// Salt length in bytes; `None`: when signing, the key's RSASSA-PSS-params salt length,
+        /// else the hash length; when verifying, any (at least the key's, for a key with
+        /// RSASSA-PSS-params).
         salt_len: Option<usize>,
+        /// MGF1's hash; [`RsaScheme::pss`] makes it the message hash.
+        mgf1: HashAlg,
     },
 }
 
@@ -70,9 +74,58 @@ impl RsaScheme {
     /// RSASSA-PSS with `hash`, MGF1(`hash`), salt as long as the hash (TLS 1.3's
     /// `rsa_pss_rsae_*`).
     pub const fn pss(hash: HashAlg) -> Self {
+        Self::pss_with(hash, hash, None)
+    }
+
+    /// RSASSA-PSS with message hash `hash`, MGF1(`mgf1`) and a salt length (`None`: see
+    /// [`RsaPadding::Pss`]).
+    pub const fn pss_with(hash: HashAlg, mgf1: HashAlg, salt_len: Option<usize>) -> Self {
         Self {
-            padding: RsaPadding::Pss { salt_len: None },
+            padding: RsaPadding::Pss { salt_len, mgf1 },
             hash,
+        }
+    }
+
+    /// The scheme a key's RSASSA-PSS-params name (RFC 4055), `None` for a key without them.
+    pub fn for_key(key: &RsaPublicKey) -> Option<Self> {
+        match key.restriction() {
+            RsaKeyRestriction::Pss {
+                hash,
+                mgf1,
+                salt_len,
+            } => Some(Self::pss_with(hash, mgf1, Some(salt_len))),
+            _ => None,
+        }
+    }
+
+    /// The scheme `key` allows in place of `self`, with a `None` salt length resolved to the
+    /// key's (the salt a signature gets), or `Err(SchemeNotAllowed)` (RFC 4055 §3.1: an
+    /// `id-RSASSA-PSS` key is for PSS only; with parameters, for their hash and MGF1 hash,
+    /// and a salt at least as long).
+    pub fn allowed_by(self, key: &RsaPublicKey) -> Result<Self, Error> {
+        let refuse = |why: String| Err(Error::SchemeNotAllowed(why));
+        match (key.restriction(), self.padding) {
+            (RsaKeyRestriction::None, _) => Ok(self),
+            (_, RsaPadding::Pkcs1v15) => refuse(format!(
+                "an id-RSASSA-PSS key signs and verifies with RSASSA-PSS only, not {self}"
+            )),
+            (RsaKeyRestriction::PssAny, _) => Ok(self),
+            (
+                RsaKeyRestriction::Pss {
+                    hash,
+                    mgf1,
+                    salt_len: min,
+                },
+                RsaPadding::Pss { salt_len, mgf1: m },
+            ) => {
+                let want = Self::pss_with(hash, mgf1, Some(min));
+                if self.hash != hash || m != mgf1 || salt_len.is_some_and(|s| s < min) {
+                    return refuse(format!(
+                        "the key's RSASSA-PSS parameters require {want} (salt at least {min}), not {self}"
+                    ));
+                }
+                Ok(Self::pss_with(hash, mgf1, Some(salt_len.unwrap_or(min))))
+            }
         }
     }
 }
@@ -81,7 +134,13 @@ impl core::fmt::Display for RsaScheme {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self.padding {
             RsaPadding::Pkcs1v15 => write!(f, "RSASSA-PKCS1-v1_5/{}", self.hash),
-            RsaPadding::Pss { .. } => write!(f, "RSASSA-PSS/{}", self.hash),
+            RsaPadding::Pss { salt_len, mgf1 } => {
+                write!(f, "RSASSA-PSS/{}/MGF1-{mgf1}", self.hash)?;
+                match salt_len {
+                    Some(n) => write!(f, "/salt {n}"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }
@@ -202,15 +261,24 @@ pub fn sign_batch(
     rng: &mut impl CryptoRngCore,
 ) -> Result<Vec<JobResult<Vec<u8>>>, Error> {
     check_not_empty(jobs.len())?;
+    scheme.hash.check_signing()?;
     let (keys, key_of) = group_keys(jobs.iter().map(|j| j.key));
+    // Each job's scheme as its key allows it (a refused one fails only its job).
+    let schemes: Vec<JobResult<RsaScheme>> = jobs
+        .iter()
+        .map(|j| scheme.allowed_by(&j.key.public))
+        .collect();
 
     // Randomness, drawn in order: PSS salts, then (below) blinding values.
-    let salts: Vec<Vec<u8>> = jobs
+    let salts: Vec<Vec<u8>> = schemes
         .iter()
-        .map(|_| {
-            let salt_len = match scheme.padding {
-                RsaPadding::Pss { salt_len } => salt_len.unwrap_or(scheme.hash.output_len()),
-                RsaPadding::Pkcs1v15 => 0,
+        .map(|s| {
+            let salt_len = match s {
+                Ok(RsaScheme {
+                    padding: RsaPadding::Pss { salt_len, .. },
+                    hash,
+                }) => salt_len.unwrap_or(hash.output_len()),
+                _ => 0,
             };
             let mut salt = vec![0u8; salt_len];
             rng.fill_bytes(&mut salt);
@@ -222,14 +290,16 @@ pub fn sign_batch(
     let encoded: Vec<JobResult<Vec<u64>>> = jobs
         .par_iter()
         .zip(&salts)
-        .map(|(job, salt)| {
+        .zip(&schemes)
+        .map(|((job, salt), scheme)| {
+            let scheme = scheme.as_ref().map_err(Clone::clone)?;
             let pk = &job.key.public;
             let em = match scheme.padding {
                 RsaPadding::Pkcs1v15 => {
                     padding::pkcs1v15_encode(scheme.hash, job.digest, pk.size())?
                 }
-                RsaPadding::Pss { .. } => {
-                    padding::pss_encode(scheme.hash, job.digest, salt, pk.bits)?
+                RsaPadding::Pss { mgf1, .. } => {
+                    padding::pss_encode(scheme.hash, mgf1, job.digest, salt, pk.bits)?
                 }
             };
             Ok(nat::resize(limbs_from_be_bytes(&em), pk.n_monty.limbs()))
@@ -503,7 +573,8 @@ pub fn verify_batch(
             parsed[i].as_ref().map_err(Clone::clone)?;
             let m = results[slot[i]].as_ref().map_err(Clone::clone)?;
             let pk = job.key;
-            match scheme.padding {
+            let allowed = scheme.allowed_by(pk)?;
+            match allowed.padding {
                 RsaPadding::Pkcs1v15 => {
                     let em = limbs_to_be_bytes(m, pk.size()).ok_or(Error::InvalidSignature)?;
                     let want = padding::pkcs1v15_encode(scheme.hash, job.digest, pk.size())?;
@@ -512,10 +583,29 @@ pub fn verify_batch(
                     }
                     Ok(())
                 }
-                RsaPadding::Pss { salt_len } => {
+                RsaPadding::Pss { mgf1, .. } => {
+                    // The caller's salt length (`None`: any); a key's RSASSA-PSS-params salt
+                    // length is a minimum (RFC 4055 §3.1).
+                    let salt_len = match scheme.padding {
+                        RsaPadding::Pss { salt_len, .. } => salt_len,
+                        RsaPadding::Pkcs1v15 => None,
+                    };
                     let em_len = (pk.bits - 1).div_ceil(8);
                     let em = limbs_to_be_bytes(m, em_len).ok_or(Error::InvalidSignature)?;
-                    padding::pss_verify_vartime(scheme.hash, job.digest, &em, pk.bits, salt_len)
+                    let found = padding::pss_verify_vartime(
+                        scheme.hash,
+                        mgf1,
+                        job.digest,
+                        &em,
+                        pk.bits,
+                        salt_len,
+                    )?;
+                    match pk.restriction() {
+                        RsaKeyRestriction::Pss { salt_len: min, .. } if found < min => {
+                            Err(Error::InvalidSignature)
+                        }
+                        _ => Ok(()),
+                    }
                 }
             }
         })
