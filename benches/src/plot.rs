@@ -71,8 +71,8 @@ fn bar_panel(
 ) -> PlotResult {
     let (lo, hi) =
         decades((0..groups.len()).flat_map(|g| (0..series.len()).filter_map(move |j| value(g, j))));
-    // Headroom above the tallest bar for the legend.
-    let hi = hi * 4.0;
+    // Headroom above the tallest bar for the legend: a decade per ~6 entries, at least 4×.
+    let hi = hi * 10f64.powf(0.3 + 0.15 * series.len() as f64);
     let n = groups.len() as f64;
     let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", 20))
