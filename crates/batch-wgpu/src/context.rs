@@ -124,8 +124,15 @@ impl BufferPool {
     const KEEP: usize = 32;
     const KEEP_BYTES: u64 = 1 << 30;
 
-    fn class(bytes: u64) -> u64 {
-        bytes.max(256).next_power_of_two()
+    /// The power of two that holds `bytes`, or `bytes` itself (rounded to 256) where that
+    /// power of two would pass the device's buffer-size limit `max`.
+    fn class(bytes: u64, max: u64) -> u64 {
+        let p = bytes.max(256).next_power_of_two();
+        if p <= max {
+            p
+        } else {
+            bytes.next_multiple_of(256)
+        }
     }
 
     fn take(
@@ -135,7 +142,7 @@ impl BufferPool {
         usage: wgpu::BufferUsages,
         bytes: u64,
     ) -> Pooled {
-        let class = Self::class(bytes);
+        let class = Self::class(bytes, device.limits().max_buffer_size);
         let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(i) = free.iter().position(|(u, c, _)| *u == usage && *c == class) {
             let (_, _, buffer) = free.swap_remove(i);
@@ -754,6 +761,17 @@ impl GpuContext {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn size_classes_stay_under_the_buffer_limit() {
+        assert_eq!(BufferPool::class(0, 1 << 30), 256);
+        assert_eq!(BufferPool::class(257, 1 << 30), 512);
+        assert_eq!(BufferPool::class(1 << 20, 1 << 30), 1 << 20);
+        // A limit that is not a power of two: the exact size (to 256) above the last class.
+        let max = 3 << 28;
+        assert_eq!(BufferPool::class((1 << 29) + 4, max), (1 << 29) + 256);
+        assert_eq!(BufferPool::class(1 << 29, max), 1 << 29);
+    }
 
     /// Writes `results[i] = a[i] + scratch[i]` and then `scratch[i] = 7` when `word1 == 1`,
     /// and nothing otherwise; `b` and `c` are bound but unused.
