@@ -95,20 +95,16 @@ impl HashAlg {
         HashAlg::Sha3_512,
     ];
 
-    /// Every hash batchsig verifies with or uses in MGF1: [`HashAlg::ALL`] and SHA-1.
-    pub const VERIFY: [HashAlg; 11] = [
-        HashAlg::Sha1,
-        HashAlg::Sha224,
-        HashAlg::Sha256,
-        HashAlg::Sha384,
-        HashAlg::Sha512,
-        HashAlg::Sha512_224,
-        HashAlg::Sha512_256,
-        HashAlg::Sha3_224,
-        HashAlg::Sha3_256,
-        HashAlg::Sha3_384,
-        HashAlg::Sha3_512,
-    ];
+    /// Every hash batchsig verifies with or uses in MGF1: SHA-1, then [`HashAlg::ALL`].
+    pub const VERIFY: [HashAlg; 11] = {
+        let mut v = [HashAlg::Sha1; 11];
+        let mut i = 0;
+        while i < Self::ALL.len() {
+            v[i + 1] = Self::ALL[i];
+            i += 1;
+        }
+        v
+    };
 
     /// Digest length in bytes.
     pub const fn output_len(self) -> usize {
