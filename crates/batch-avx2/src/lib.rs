@@ -76,6 +76,30 @@ fn detected() -> &'static Result<Avx2, String> {
     })
 }
 
+/// The `mulx`/`adx` proof for the scalar tail's Montgomery kernel, detected once per process;
+/// `None` where the CPU lacks BMI2 or ADX (the tail then runs batch-core's portable kernel).
+#[cfg(target_arch = "x86_64")]
+fn adx() -> Option<simd::Adx> {
+    static D: OnceLock<Option<simd::Adx>> = OnceLock::new();
+    *D.get_or_init(|| simd::detect_adx().ok())
+}
+
+/// The `mulx`/`adcx`/`adox` Montgomery kernel where this CPU has BMI2 and ADX (what the
+/// backend's scalar tail runs on), for benches and for other backends' scalar paths.
+pub fn adx_kernel() -> Option<&'static dyn batch_core::num::MontKernel> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static K: OnceLock<Option<simd::Adx>> = OnceLock::new();
+        K.get_or_init(adx)
+            .as_ref()
+            .map(|k| k as &dyn batch_core::num::MontKernel)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        None
+    }
+}
+
 /// The AVX2 backend. `Default` uses rayon's global pool (all cores).
 #[derive(Clone, Default)]
 pub struct Avx2Backend {

@@ -26,7 +26,7 @@ use batch_core::{JobResult, ModexpJob};
 
 use crate::digits::{to_digits, ModulusDigits};
 use crate::field::{blend, from_lanes, load, lookup, mont_mul, mont_sqr, unit, Modulus4, V};
-use crate::simd::Avx2;
+use crate::simd::{Adx, Avx2};
 
 /// A group of at most this many jobs (the tail of a bucket) runs on the scalar kernel
 /// (`batch-core`'s `DynMonty`, what `batch-scalar` runs) instead of a padded 4-lane group.
@@ -49,10 +49,11 @@ pub fn modexp_batch(
     jobs: &[ModexpJob<'_>],
     vartime: bool,
 ) -> Vec<JobResult<Vec<u64>>> {
-    modexp_in_groups(&Avx2Kernel(t), moduli, jobs, vartime)
+    modexp_in_groups(&Avx2Kernel(t, crate::adx()), moduli, jobs, vartime)
 }
 
-struct Avx2Kernel(Avx2);
+/// The AVX2 proof, and the `mulx`/`adx` one for the scalar tail where the CPU has it.
+struct Avx2Kernel(Avx2, Option<Adx>);
 
 impl LaneKernel for Avx2Kernel {
     fn prepare(
@@ -72,6 +73,11 @@ impl LaneKernel for Avx2Kernel {
     }
     fn scalar_tail_max(&self, _lanes: usize) -> usize {
         SCALAR_TAIL_MAX
+    }
+    fn tail_kernel(&self) -> Option<&dyn batch_core::num::MontKernel> {
+        self.1
+            .as_ref()
+            .map(|k| k as &dyn batch_core::num::MontKernel)
     }
     fn run_group(
         &self,

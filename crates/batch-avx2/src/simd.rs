@@ -49,3 +49,309 @@ pub fn ec_chunk<const N: usize>(
     // SAFETY: an `Avx2` exists only after `detect` saw AVX2 on this CPU.
     unsafe { crate::ecc::ec_chunk_avx2::<N>(cc, op, inputs) }
 }
+
+/// Proof that this CPU has BMI2 (`mulx`) and ADX (`adcx`, `adox`): the instructions of
+/// [`Adx`]'s Montgomery kernel, which the backend's scalar path (the tail of one or two jobs,
+/// hence a single RSA signature or verification) runs on.
+#[derive(Clone, Copy, Debug)]
+pub struct Adx(());
+
+/// `Ok` if this CPU has BMI2 and ADX (and the `force-fallback` feature is off).
+pub fn detect_adx() -> Result<Adx, String> {
+    if cfg!(feature = "force-fallback") {
+        return Err("disabled by the `force-fallback` feature".into());
+    }
+    if std::arch::is_x86_feature_detected!("bmi2") && std::arch::is_x86_feature_detected!("adx") {
+        Ok(Adx(()))
+    } else {
+        Err("this CPU does not support BMI2 and ADX".into())
+    }
+}
+
+/// Scratch words on the stack for moduli up to this many limbs (RSA-4096 verification);
+/// wider ones (7680, 15360 bits) take a heap buffer, one allocation per product of ≥ 20 µs.
+const STACK_LIMBS: usize = 64;
+
+/// The Montgomery product of `batch_core::num::MontKernel` in `mulx`/`adcx`/`adox` assembly:
+/// CIOS (one row per limb of `b`), each row in two passes over the limbs, eight limbs per
+/// loop iteration (four where the count is not a multiple of 8). A pass keeps two carry
+/// chains in flight, which the portable kernel cannot express: the row's product `a·bᵢ` (or
+/// `u·m`) is assembled from `mulx`'s low and high words on the OF chain (`adox`) while it is
+/// added into the accumulator on the CF chain (`adcx`). As in OpenSSL's `mulx4x`, each
+/// iteration closes the OF chain into the last high word (which cannot overflow: a high
+/// product word is at most `2^64 − 2`), so the loop's `dec` (which leaves CF alone, and
+/// writes OF = 0 here) and `jnz` do not disturb the chains. Measured on Zen 3, against
+/// `jrcxz` (slow there: 1.7× the loop's time) and `loop` (slow on Intel) for the control,
+/// and within 10 % of a fully unrolled row. The instruction sequence and every address
+/// depend on the limb count only: constant-time in the operand values.
+impl batch_core::num::MontKernel for Adx {
+    fn mul(&self, t: &mut [u64], a: &[u64], b: &[u64], m: &[u64], m0inv: u64) -> u64 {
+        let l = a.len();
+        assert!(
+            l >= 4 && l % 4 == 0,
+            "limb count {l}: a multiple of 4 is needed"
+        );
+        assert!(
+            b.len() == l && m.len() == l && t.len() == l,
+            "operand lengths differ"
+        );
+        // w[0] takes the discarded low word of each reduction pass, w[1..] is the
+        // accumulator t[0..=L+1].
+        let mut stack = [0u64; STACK_LIMBS + 3];
+        let mut heap = Vec::new();
+        let w: &mut [u64] = if l <= STACK_LIMBS {
+            &mut stack[..l + 3]
+        } else {
+            heap.resize(l + 3, 0);
+            &mut heap
+        };
+        let wp = w[1..].as_mut_ptr();
+        for &bi in b {
+            // SAFETY: the asm reads a[0..l] and m[0..l] and reads and writes w[0..l+3]
+            // (through wp = &w[1], offsets −1..=l+1 limbs): in bounds of the slices above,
+            // whose lengths were checked. It uses no stack and restores nothing it does not
+            // declare as clobbered.
+            unsafe {
+                if l % 8 == 0 {
+                    row8(wp, a.as_ptr(), m.as_ptr(), l / 8, bi, m0inv)
+                } else {
+                    row4(wp, a.as_ptr(), m.as_ptr(), l / 4, bi, m0inv)
+                }
+            }
+        }
+        t.copy_from_slice(&w[1..=l]);
+        w[1 + l]
+    }
+
+    /// Measured (`examples/adxbench.rs`, Zen 3): 0.5× the portable kernel at 4 limbs, 0.9×
+    /// at 8, 1.25× at 16, 1.5–2× from 24 on.
+    fn min_limbs(&self) -> usize {
+        16
+    }
+}
+
+/// Pass 1 on one limb at byte offset `$off`: `t[j] += lo(a[j]·bi) + hi(a[j−1]·bi)`, the sum
+/// of the two product words on the OF chain, the addition into `t` on the CF chain. `$hn`
+/// receives this limb's high word, `$hp` holds the previous one.
+macro_rules! p1 {
+    ($hn:literal, $hp:literal, $off:literal) => {
+        concat!(
+            "mulx {",
+            $hn,
+            "}, {lo}, qword ptr [{a} + ",
+            $off,
+            "]\n",
+            "adox {lo}, {",
+            $hp,
+            "}\n",
+            "adcx {lo}, qword ptr [{tp} + ",
+            $off,
+            "]\n",
+            "mov qword ptr [{tp} + ",
+            $off,
+            "], {lo}\n",
+        )
+    };
+}
+
+/// Pass 2 on one limb: the same with `m` and `u`, the sum stored one limb down (`$st` is
+/// `$off − 8`).
+macro_rules! p2 {
+    ($hn:literal, $hp:literal, $off:literal, $st:literal) => {
+        concat!(
+            "mulx {",
+            $hn,
+            "}, {lo}, qword ptr [{m} + ",
+            $off,
+            "]\n",
+            "adox {lo}, {",
+            $hp,
+            "}\n",
+            "adcx {lo}, qword ptr [{tp} + ",
+            $off,
+            "]\n",
+            "mov qword ptr [{tp} + ",
+            $st,
+            "], {lo}\n",
+        )
+    };
+}
+
+/// One CIOS row on the accumulator `t[0..=L+1]` (with `t[−1]` writable scratch): `t += a·bi`,
+/// then `t = (t + u·m) / 2^64` with `u = t[0]·m0inv mod 2^64`. `$iters` loop iterations of
+/// the `$p1`/`$p2` limb steps cover the `L` limbs of `a` and `m`; `$step` is their bytes.
+macro_rules! cios_row {
+    ($name:ident, $step:literal, [$($p1:expr),*], [$($p2:expr),*]) => {
+        #[inline(always)]
+        unsafe fn $name(t: *mut u64, a: *const u64, m: *const u64, iters: usize, bi: u64, m0inv: u64) {
+            // SAFETY: the caller's.
+            unsafe {
+                core::arch::asm!(
+                    "xor {z:e}, {z:e}",
+                    "xor {h0:e}, {h0:e}",
+                    "mov {tp}, {t}",
+                    "mov {n}, {iters}",
+                    "2:",
+                    $($p1,)*
+                    "adox {h0}, {z}",
+                    concat!("lea {a}, [{a} + ", $step, "]"),
+                    concat!("lea {tp}, [{tp} + ", $step, "]"),
+                    "dec {n}",
+                    "jnz 2b",
+                    // the row's top word into t[L], its carry into t[L+1]
+                    "adcx {h0}, qword ptr [{tp}]",
+                    "mov qword ptr [{tp}], {h0}",
+                    "mov {h1}, qword ptr [{tp} + 8]",
+                    "adcx {h1}, {z}",
+                    "mov qword ptr [{tp} + 8], {h1}",
+                    // pass 2: u = t[0]·m0inv; each sum one limb down (the first, zero by the
+                    // choice of u, into t[−1])
+                    "mov rdx, qword ptr [{t}]",
+                    "imul rdx, {m0inv}",
+                    "xor {h0:e}, {h0:e}",
+                    "mov {tp}, {t}",
+                    "mov {n}, {iters}",
+                    "3:",
+                    $($p2,)*
+                    "adox {h0}, {z}",
+                    concat!("lea {m}, [{m} + ", $step, "]"),
+                    concat!("lea {tp}, [{tp} + ", $step, "]"),
+                    "dec {n}",
+                    "jnz 3b",
+                    "adcx {h0}, qword ptr [{tp}]",
+                    "mov qword ptr [{tp} - 8], {h0}",
+                    "mov {h1}, qword ptr [{tp} + 8]",
+                    "adcx {h1}, {z}",
+                    "mov qword ptr [{tp}], {h1}",
+                    "mov qword ptr [{tp} + 8], 0",
+                    t = in(reg) t,
+                    a = inout(reg) a => _,
+                    m = inout(reg) m => _,
+                    iters = in(reg) iters,
+                    m0inv = in(reg) m0inv,
+                    tp = out(reg) _,
+                    n = out(reg) _,
+                    z = out(reg) _,
+                    lo = out(reg) _,
+                    h0 = out(reg) _,
+                    h1 = out(reg) _,
+                    inout("rdx") bi => _,
+                    options(nostack),
+                );
+            }
+        }
+    };
+}
+
+cios_row!(
+    row8,
+    "64",
+    [
+        p1!("h1", "h0", "0"),
+        p1!("h0", "h1", "8"),
+        p1!("h1", "h0", "16"),
+        p1!("h0", "h1", "24"),
+        p1!("h1", "h0", "32"),
+        p1!("h0", "h1", "40"),
+        p1!("h1", "h0", "48"),
+        p1!("h0", "h1", "56")
+    ],
+    [
+        p2!("h1", "h0", "0", "-8"),
+        p2!("h0", "h1", "8", "0"),
+        p2!("h1", "h0", "16", "8"),
+        p2!("h0", "h1", "24", "16"),
+        p2!("h1", "h0", "32", "24"),
+        p2!("h0", "h1", "40", "32"),
+        p2!("h1", "h0", "48", "40"),
+        p2!("h0", "h1", "56", "48")
+    ]
+);
+
+cios_row!(
+    row4,
+    "32",
+    [
+        p1!("h1", "h0", "0"),
+        p1!("h0", "h1", "8"),
+        p1!("h1", "h0", "16"),
+        p1!("h0", "h1", "24")
+    ],
+    [
+        p2!("h1", "h0", "0", "-8"),
+        p2!("h0", "h1", "8", "0"),
+        p2!("h1", "h0", "16", "8"),
+        p2!("h0", "h1", "24", "16")
+    ]
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use batch_core::num::{MontyParams, Uint};
+    use rand::{Rng, SeedableRng};
+
+    /// The kernel's products and squares, through `MontyParams::{mul_in, square_in}`, equal
+    /// the portable kernel's at width `L`, for random moduli and the edge ones (all ones,
+    /// `2^(64L−1) + 1`, a small top limb) and operands 0, 1, `m − 1`, `R − 1` (the `to_monty`
+    /// input range) and random values.
+    fn agrees<const L: usize>(k: &Adx, rng: &mut impl Rng) {
+        let mut moduli = vec![Uint::<L>([u64::MAX; L])];
+        let mut half = Uint::<L>([0; L]);
+        half.0[0] = 1;
+        half.0[L - 1] = 1 << 63;
+        moduli.push(half);
+        for top in [1u64, u64::MAX] {
+            let mut m = Uint::<L>(core::array::from_fn(|_| rng.gen()));
+            m.0[0] |= 1;
+            m.0[L - 1] = top;
+            moduli.push(m);
+        }
+        for m in moduli {
+            let p = MontyParams::new(m);
+            let (m1, _) = m.sbb(&Uint::ONE);
+            let mut xs = vec![Uint::ZERO, Uint::ONE, m1];
+            for _ in 0..4 {
+                let x = Uint::<L>(core::array::from_fn(|_| rng.gen()));
+                xs.push(p.reduce_limbs(&x.0));
+            }
+            for a in &xs {
+                assert_eq!(p.square_in(Some(k), a), p.square(a), "{L} limbs, square");
+                for b in &xs {
+                    assert_eq!(p.mul_in(Some(k), a, b), p.mul(a, b), "{L} limbs");
+                }
+                // a < R (not reduced) times b < m: what to_monty computes
+                let all_ones = Uint::<L>([u64::MAX; L]);
+                assert_eq!(p.mul_in(Some(k), &all_ones, a), p.mul(&all_ones, a));
+            }
+            let e: Vec<u64> = (0..L.min(8)).map(|_| rng.gen()).collect();
+            let a = xs[4];
+            assert_eq!(p.pow_in(Some(k), &a, &e, 5), p.pow(&a, &e, 5));
+            assert_eq!(p.pow_vartime_in(Some(k), &a, &e), p.pow_vartime(&a, &e));
+        }
+    }
+
+    #[test]
+    fn adx_kernel_matches_portable_at_every_width() {
+        let k = match detect_adx() {
+            Ok(k) => k,
+            Err(why) => {
+                let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+                assert!(!ci, "BMI2/ADX required under CI=true: {why}");
+                eprintln!("SKIPPED adx_kernel_matches_portable_at_every_width: {why}");
+                return;
+            }
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        agrees::<4>(&k, &mut rng);
+        agrees::<8>(&k, &mut rng);
+        agrees::<16>(&k, &mut rng);
+        agrees::<24>(&k, &mut rng);
+        agrees::<32>(&k, &mut rng);
+        agrees::<48>(&k, &mut rng);
+        agrees::<60>(&k, &mut rng);
+        agrees::<64>(&k, &mut rng);
+        agrees::<120>(&k, &mut rng);
+        agrees::<240>(&k, &mut rng);
+    }
+}

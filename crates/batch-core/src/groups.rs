@@ -13,8 +13,8 @@ use rayon::prelude::*;
 
 use crate::backend::{check_modexp_job, check_modulus, ModexpJob, MAX_MODULUS_BITS};
 use crate::error::{Error, JobResult};
-use crate::num::bits_public;
 use crate::num::digits::ModulusDigits;
+use crate::num::{bits_public, MontKernel};
 
 /// How a backend groups its jobs.
 pub trait LaneKernel: Sync {
@@ -36,6 +36,11 @@ pub trait LaneKernel: Sync {
         exps: &[&[u64]],
         vartime: bool,
     ) -> Vec<Vec<u64>>;
+    /// The Montgomery product kernel for jobs on the scalar path (the tail), where the
+    /// backend has a faster one than the portable kernel on this CPU.
+    fn tail_kernel(&self) -> Option<&dyn MontKernel> {
+        None
+    }
 }
 
 /// Runs a modexp batch through `k` (see the module header).
@@ -91,9 +96,9 @@ pub fn modexp_in_groups(
             (
                 i,
                 if vartime {
-                    p.pow_vartime(job.base, job.exponent)
+                    p.pow_vartime_in(k.tail_kernel(), job.base, job.exponent)
                 } else {
-                    p.pow(job.base, job.exponent)
+                    p.pow_in(k.tail_kernel(), job.base, job.exponent)
                 },
             )
         })

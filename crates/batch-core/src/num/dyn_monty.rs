@@ -6,7 +6,7 @@
 //! out of Montgomery form happen inside each call. Constant-time like [`MontyParams`], except
 //! functions ending in `_vartime`.
 
-use super::{bits_public, MontyParams, Uint};
+use super::{bits_public, MontKernel, MontyParams, Uint};
 use crate::backend::check_modulus;
 use crate::{Error, MAX_MODULUS_BITS};
 
@@ -126,19 +126,36 @@ impl DynMonty {
     /// `base^exp mod m` (`base < m`), constant-time in base and exponent value with a fixed
     /// window sized by the exponent's limb count.
     pub fn pow(&self, base: &[u64], exp: &[u64]) -> Vec<u64> {
+        self.pow_in(None, base, exp)
+    }
+
+    /// [`Self::pow`] with its products on a backend's kernel `k` (see [`MontKernel`]).
+    pub fn pow_in(&self, k: Option<&dyn MontKernel>, base: &[u64], exp: &[u64]) -> Vec<u64> {
         let w = window_for(64 * exp.len());
         with_kernel!(&self.kernel, p => {
-            let b = p.to_monty(&fit(base));
-            p.from_monty(&p.pow(&b, exp, w)).0[..self.limbs].to_vec()
+            let b = p.mul_in(k, &fit(base), p.r2());
+            let r = p.pow_in(k, &b, exp, w);
+            p.mul_in(k, &r, &Uint::ONE).0[..self.limbs].to_vec()
         })
     }
 
     /// `base^exp mod m` (`base < m`); the timing depends on the exponent (public) but not on
     /// the base's value.
     pub fn pow_vartime(&self, base: &[u64], exp: &[u64]) -> Vec<u64> {
+        self.pow_vartime_in(None, base, exp)
+    }
+
+    /// [`Self::pow_vartime`] with its products on a backend's kernel `k`.
+    pub fn pow_vartime_in(
+        &self,
+        k: Option<&dyn MontKernel>,
+        base: &[u64],
+        exp: &[u64],
+    ) -> Vec<u64> {
         with_kernel!(&self.kernel, p => {
-            let b = p.to_monty(&fit(base));
-            p.from_monty(&p.pow_vartime(&b, exp)).0[..self.limbs].to_vec()
+            let b = p.mul_in(k, &fit(base), p.r2());
+            let r = p.pow_vartime_in(k, &b, exp);
+            p.mul_in(k, &r, &Uint::ONE).0[..self.limbs].to_vec()
         })
     }
 

@@ -13,7 +13,7 @@ pub mod safegcd;
 
 pub use div::{pow2_rem_vartime, rem_vartime};
 pub use dyn_monty::DynMonty;
-pub use monty::MontyParams;
+pub use monty::{MontKernel, MontyParams};
 
 /// Widening multiply-accumulate: `a + b * c + carry`, as (low, high).
 #[inline(always)]

@@ -23,6 +23,27 @@ pub struct MontyParams<const L: usize> {
     r2: Uint<L>,
 }
 
+/// A Montgomery product kernel that a backend supplies for the exponentiations of its
+/// scalar path (the avx2 backend's `mulx`/`adcx`/`adox` assembly), for any limb count in
+/// [`super::dyn_monty::KERNEL_LIMBS`]. It must be constant-time in the operand values, and
+/// give the portable kernel's results: [`MontyParams::mul_in`] does the final subtraction.
+pub trait MontKernel: Sync {
+    /// Writes `t` and returns `t_hi` with `t_hi·R + t = (a·b + u·m)/R` for the `u < R` that
+    /// makes the division exact (`R = 2^(64·len)`, `m0inv = −m⁻¹ mod 2^64`), which is `< 2m`
+    /// when `a·b < R·m`. `t`, `a`, `b` and `m` have one length.
+    fn mul(&self, t: &mut [u64], a: &[u64], b: &[u64], m: &[u64], m0inv: u64) -> u64;
+
+    /// [`Self::mul`] with `b = a`.
+    fn square(&self, t: &mut [u64], a: &[u64], m: &[u64], m0inv: u64) -> u64 {
+        self.mul(t, a, a, m, m0inv)
+    }
+
+    /// Narrower moduli keep the portable kernel (where the backend measured it faster).
+    fn min_limbs(&self) -> usize {
+        0
+    }
+}
+
 impl<const L: usize> MontyParams<L> {
     /// Builds the constants. Panics unless `m` is odd and greater than 1 (in const context,
     /// a compile error). Runtime callers with untrusted input use [`Self::try_new`].
@@ -231,11 +252,43 @@ impl<const L: usize> MontyParams<L> {
         self.from_monty(&acc)
     }
 
+    /// [`Self::mul`] on `k` where a backend supplies one (see [`MontKernel`]), else the
+    /// portable kernel.
+    #[inline(always)]
+    pub fn mul_in(&self, k: Option<&dyn MontKernel>, a: &Uint<L>, b: &Uint<L>) -> Uint<L> {
+        match k {
+            Some(k) if L >= k.min_limbs() => {
+                let mut t = [0u64; L];
+                let t_hi = k.mul(&mut t, &a.0, &b.0, &self.modulus.0, self.m0inv);
+                self.final_sub(Uint(t), t_hi)
+            }
+            _ => self.mul(a, b),
+        }
+    }
+
+    /// [`Self::square`] on `k` where a backend supplies one, else the portable kernel.
+    #[inline(always)]
+    pub fn square_in(&self, k: Option<&dyn MontKernel>, a: &Uint<L>) -> Uint<L> {
+        match k {
+            Some(k) if L >= k.min_limbs() => {
+                let mut t = [0u64; L];
+                let t_hi = k.square(&mut t, &a.0, &self.modulus.0, self.m0inv);
+                self.final_sub(Uint(t), t_hi)
+            }
+            _ => self.square(a),
+        }
+    }
+
     /// `a^e` in Montgomery form (`a` in Montgomery form) with a fixed `w`-bit window
     /// (`1 <= w <= 7`) over all `64·e.len()` exponent bits; every table entry is read at each
     /// step. Constant-time in `a` and the value of `e`.
-    // NOTE: the exponent's limb count (not its value) sets the running time.
     pub fn pow(&self, a: &Uint<L>, e: &[u64], w: usize) -> Uint<L> {
+        self.pow_in(None, a, e, w)
+    }
+
+    /// [`Self::pow`] with its products on `k` (see [`Self::mul_in`]).
+    // NOTE: the exponent's limb count (not its value) sets the running time.
+    pub fn pow_in(&self, k: Option<&dyn MontKernel>, a: &Uint<L>, e: &[u64], w: usize) -> Uint<L> {
         assert!((1..=7).contains(&w));
         let n = 1usize << w;
         let mut table = vec![self.one; n];
@@ -243,24 +296,24 @@ impl<const L: usize> MontyParams<L> {
             table[1] = *a;
         }
         for i in 2..n {
-            table[i] = self.mul(&table[i - 1], a);
+            table[i] = self.mul_in(k, &table[i - 1], a);
         }
         let bits = 64 * e.len();
         let windows = bits.div_ceil(w);
         let mut acc = self.one;
-        for k in (0..windows).rev() {
-            if k != windows - 1 {
+        for j in (0..windows).rev() {
+            if j != windows - 1 {
                 for _ in 0..w {
-                    acc = self.square(&acc);
+                    acc = self.square_in(k, &acc);
                 }
             }
-            let idx = super::window(e, k * w, w);
+            let idx = super::window(e, j * w, w);
             #[cfg(feature = "ct-demo-leak")]
             if idx == 0 {
                 continue; // the deliberate leak: a branch on a secret exponent window
             }
             let entry = ct_lookup(&table, idx);
-            acc = self.mul(&acc, &entry);
+            acc = self.mul_in(k, &acc, &entry);
         }
         acc
     }
@@ -268,12 +321,17 @@ impl<const L: usize> MontyParams<L> {
     /// `a^e` in Montgomery form by left-to-right square-and-multiply, skipping zero bits.
     /// For public exponents only.
     pub fn pow_vartime(&self, a: &Uint<L>, e: &[u64]) -> Uint<L> {
+        self.pow_vartime_in(None, a, e)
+    }
+
+    /// [`Self::pow_vartime`] with its products on `k` (see [`Self::mul_in`]).
+    pub fn pow_vartime_in(&self, k: Option<&dyn MontKernel>, a: &Uint<L>, e: &[u64]) -> Uint<L> {
         let bits = super::bits_vartime(e);
         let mut acc = self.one;
         for i in (0..bits).rev() {
-            acc = self.square(&acc);
+            acc = self.square_in(k, &acc);
             if (e[i / 64] >> (i % 64)) & 1 == 1 {
-                acc = self.mul(&acc, a);
+                acc = self.mul_in(k, &acc, a);
             }
         }
         acc
