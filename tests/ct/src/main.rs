@@ -4,7 +4,9 @@
 //! `scripts/ct-check.sh`, which fails on any report; run natively it only checks results.
 //!
 //! Covered, on the scalar and AVX2 backends (single thread each, small batches):
-//! - `modexp` with secret moduli, bases and exponents (RSA-CRT halves);
+//! - `modexp` with secret moduli, bases and exponents (RSA-CRT halves), on the AVX2 backend
+//!   both a 4-lane group and its scalar tail, which runs the `mulx`/`adx` kernel where the
+//!   host has BMI2 and ADX (`scripts/ct-check.sh` tells it so: Valgrind hides ADX);
 //! - `mul_base` and `mul_point` on P-256, P-384, P-521 with secret scalars and points;
 //! - RSA-2048 and RSA-3072 signing end to end (PKCS#1 v1.5 and PSS): key loading from secret
 //!   components, blinding values and salts from a secret RNG, CRT, the fault check;
@@ -400,6 +402,10 @@ fn main() -> ExitCode {
     let only: Vec<String> = std::env::args().skip(1).collect();
     let wanted = |name: &str| only.is_empty() || only.iter().any(|o| name.starts_with(o.as_str()));
     eprintln!("ct-check: under Valgrind: {}", valgrind::running());
+    eprintln!(
+        "ct-check: avx2 scalar tail on the mulx/adx kernel: {}",
+        batch_avx2::adx_kernel().is_some()
+    );
 
     let scalar: Box<dyn Backend> =
         Box::new(batch_scalar::ScalarBackend::with_threads(1).expect("pool"));

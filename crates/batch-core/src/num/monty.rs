@@ -555,19 +555,26 @@ fn sqr_wide<const L: usize>(a: &[u64; L]) -> [[u64; L]; 2] {
         }
         wf[i + L] = carry;
     }
-    // w = 2w + Σ a_i² · 2^(128i)
+    double_plus_squares(wf, a);
+    w
+}
+
+/// `w = 2w + Σ a_i² · 2^(128i)` for `w` of `2·a.len()` limbs: turns the off-diagonal half of
+/// a square into the square. The result must fit (it does when `w` was the off-diagonal
+/// triangle of `a`). Constant-time.
+pub fn double_plus_squares(w: &mut [u64], a: &[u64]) {
+    assert_eq!(w.len(), 2 * a.len());
     let mut hi_bit = 0;
     let mut carry = 0;
-    for i in 0..L {
-        let (lo, hi) = (wf[2 * i], wf[2 * i + 1]);
+    for (i, &ai) in a.iter().enumerate() {
+        let (lo, hi) = (w[2 * i], w[2 * i + 1]);
         let d0 = (lo << 1) | hi_bit;
         let d1 = (hi << 1) | (lo >> 63);
         hi_bit = hi >> 63;
-        let sq = (a[i] as u128) * (a[i] as u128);
-        (wf[2 * i], carry) = adc(d0, sq as u64, carry);
-        (wf[2 * i + 1], carry) = adc(d1, (sq >> 64) as u64, carry);
+        let sq = (ai as u128) * (ai as u128);
+        (w[2 * i], carry) = adc(d0, sq as u64, carry);
+        (w[2 * i + 1], carry) = adc(d1, (sq >> 64) as u64, carry);
     }
-    w
 }
 
 /// Montgomery reduction of a double-width `w < R·m`, row by row (fixed-length rows, which LLVM
