@@ -56,16 +56,19 @@ pub fn modexp_batch(
 struct Avx2Kernel(Avx2, Option<Adx>);
 
 impl LaneKernel for Avx2Kernel {
+    fn width(&self, bits: usize) -> usize {
+        kernel_digits(bits)
+    }
     fn prepare(
         &self,
         m: &[u64],
-        bits: usize,
+        digits: usize,
         vartime: bool,
     ) -> Result<ModulusDigits, batch_core::Error> {
         if vartime {
-            crate::digits::modulus_digits_vartime(m, kernel_digits(bits))
+            crate::digits::modulus_digits_vartime(m, digits)
         } else {
-            crate::digits::modulus_digits(m, kernel_digits(bits))
+            crate::digits::modulus_digits(m, digits)
         }
     }
     fn lanes(&self, _digits: usize) -> usize {

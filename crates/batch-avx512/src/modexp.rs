@@ -89,11 +89,14 @@ impl IfmaKernel {
 }
 
 impl LaneKernel for IfmaKernel {
-    fn prepare(&self, m: &[u64], bits: usize, vartime: bool) -> Result<ModulusDigits, Error> {
+    fn width(&self, bits: usize) -> usize {
+        kernel_digits(bits)
+    }
+    fn prepare(&self, m: &[u64], digits: usize, vartime: bool) -> Result<ModulusDigits, Error> {
         if vartime {
-            modulus_digits_vartime(m, kernel_digits(bits))
+            modulus_digits_vartime(m, digits)
         } else {
-            modulus_digits(m, kernel_digits(bits))
+            modulus_digits(m, digits)
         }
     }
     fn lanes(&self, digits: usize) -> usize {

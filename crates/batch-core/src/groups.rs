@@ -1,8 +1,9 @@
-//! The batch plumbing of the lane-parallel (SIMD) modexp backends: validate, prepare each
-//! modulus once (moduli in parallel on the current rayon pool; by the variable-time setup in
-//! a `_vartime` batch, whose moduli are public), bucket jobs by kernel width and exponent length (both public), cut buckets
-//! into groups of `lanes` jobs, run groups in parallel on the current rayon pool, and run a
-//! short leftover on the scalar kernel instead of a padded group.
+//! The batch plumbing of the lane-parallel (SIMD) modexp backends: validate, bucket jobs by
+//! kernel width and exponent length (both public), cut buckets into groups of `lanes` jobs,
+//! run groups in parallel on the current rayon pool, and run a short leftover on the scalar
+//! kernel instead of a padded group. Each modulus is prepared once, for the path that uses
+//! it (the lanes' digit form, the scalar tail's constants, or both), in parallel, by the
+//! variable-time setup in a `_vartime` batch, whose moduli are public.
 //!
 //! A group that is not full is padded with copies of its last job (their lanes are dropped).
 //! Invalid jobs get the same errors as the scalar backend, in the same order of checks.
@@ -14,15 +15,19 @@ use rayon::prelude::*;
 use crate::backend::{check_modexp_job, check_modulus, ModexpJob, MAX_MODULUS_BITS};
 use crate::error::{Error, JobResult};
 use crate::num::digits::ModulusDigits;
-use crate::num::{bits_public, MontKernel};
+use crate::num::{bits_public, DynMonty, MontKernel};
 
 /// How a backend groups its jobs.
 pub trait LaneKernel: Sync {
-    /// Prepares a modulus of `bits` bits (validated) for the kernel width that holds it.
+    /// The kernel width (in digits) that holds a modulus of `bits` bits.
+    fn width(&self, bits: usize) -> usize;
+    /// Prepares a modulus (validated) for kernel width `digits`; called only for moduli that
+    /// some full group uses (a batch whose jobs all run on the scalar tail, such as a single
+    /// verification, builds no digit form).
     /// `vartime`: the batch is a `_vartime` one, whose moduli are public, so the setup may
     /// take variable time ([`ModulusDigits::new_vartime`]); otherwise it must be
     /// constant-time ([`ModulusDigits::new`]: RSA-CRT primes are secret).
-    fn prepare(&self, m: &[u64], bits: usize, vartime: bool) -> Result<ModulusDigits, Error>;
+    fn prepare(&self, m: &[u64], digits: usize, vartime: bool) -> Result<ModulusDigits, Error>;
     /// Jobs per group at kernel width `digits`.
     fn lanes(&self, digits: usize) -> usize;
     /// Leftover groups of at most this many jobs run on the scalar kernel.
@@ -50,16 +55,18 @@ pub fn modexp_in_groups(
     jobs: &[ModexpJob<'_>],
     vartime: bool,
 ) -> Vec<JobResult<Vec<u64>>> {
-    let prepared: Vec<Result<ModulusDigits, Error>> = moduli
-        .par_iter()
+    // Validation and kernel widths first: which moduli need the lanes' digit form and which
+    // the scalar tail's constants depends on the bucketing, and each is built only where used.
+    let widths: Vec<Result<usize, Error>> = moduli
+        .iter()
         .map(|m| {
             check_modulus(m, MAX_MODULUS_BITS)?;
-            k.prepare(m, bits_public(m), vartime)
+            Ok(k.width(bits_public(m)))
         })
         .collect();
-    let ok: Vec<Result<(), Error>> = prepared
+    let ok: Vec<Result<(), Error>> = widths
         .iter()
-        .map(|p| p.as_ref().map(|_| ()).map_err(Clone::clone))
+        .map(|w| w.as_ref().map(|_| ()).map_err(Clone::clone))
         .collect();
 
     let mut results: Vec<JobResult<Vec<u64>>> = Vec::with_capacity(jobs.len());
@@ -68,7 +75,7 @@ pub fn modexp_in_groups(
     for (i, job) in jobs.iter().enumerate() {
         match check_modexp_job(moduli, &ok, job) {
             Ok(()) => {
-                let n = prepared[job.modulus].as_ref().expect("checked").n;
+                let n = *widths[job.modulus].as_ref().expect("checked");
                 let e = if vartime { 0 } else { job.exponent.len() };
                 buckets.entry((n, e)).or_default().push(i);
                 results.push(Ok(Vec::new()));
@@ -88,32 +95,76 @@ pub fn modexp_in_groups(
             }
         }
     }
-    let tail_out: Vec<(usize, Vec<u64>)> = tail
+    // The moduli each path uses (public: indices), prepared once each, in parallel.
+    let mut in_groups = vec![false; moduli.len()];
+    for &(_, _, g) in &groups {
+        for &i in g {
+            in_groups[jobs[i].modulus] = true;
+        }
+    }
+    let mut in_tail = vec![false; moduli.len()];
+    for &i in &tail {
+        in_tail[jobs[i].modulus] = true;
+    }
+    let digits: Vec<Option<Result<ModulusDigits, Error>>> = (0..moduli.len())
+        .into_par_iter()
+        .map(|j| {
+            let n = *widths[j].as_ref().ok()?;
+            in_groups[j].then(|| k.prepare(moduli[j], n, vartime))
+        })
+        .collect();
+    let scalar: Vec<Option<Result<DynMonty, Error>>> = (0..moduli.len())
+        .into_par_iter()
+        .map(|j| in_tail[j].then(|| DynMonty::build(moduli[j], vartime)))
+        .collect();
+    let failed = |j: usize, prep: &[Option<Result<_, Error>>]| match &prep[j] {
+        Some(Err(e)) => Some(e.clone()),
+        _ => None,
+    };
+    let digits_of = |j: usize| -> &ModulusDigits {
+        digits[j]
+            .as_ref()
+            .and_then(|r| r.as_ref().ok())
+            .expect("prepared")
+    };
+
+    let tail_out: Vec<(usize, JobResult<Vec<u64>>)> = tail
         .par_iter()
         .map(|&i| {
             let job = jobs[i];
-            let p = &prepared[job.modulus].as_ref().expect("checked").dyn_monty();
-            (
-                i,
-                if vartime {
+            let r = match &scalar[job.modulus] {
+                Some(Ok(p)) => Ok(if vartime {
                     p.pow_vartime_in(k.tail_kernel(), job.base, job.exponent)
                 } else {
                     p.pow_in(k.tail_kernel(), job.base, job.exponent)
-                },
-            )
+                }),
+                Some(Err(e)) => Err(e.clone()),
+                None => unreachable!("every tail modulus was prepared"),
+            };
+            (i, r)
         })
         .collect();
     for (i, r) in tail_out {
-        results[i] = Ok(r);
+        results[i] = r;
+    }
+    // A group whose modulus setup failed (not expected after validation) reports that error
+    // for its jobs instead of running.
+    let (groups, broken): (Vec<_>, Vec<_>) = groups.into_iter().partition(|&(_, _, g)| {
+        g.iter()
+            .all(|&i| failed(jobs[i].modulus, &digits).is_none())
+    });
+    for (_, _, g) in broken {
+        for &i in g {
+            if let Some(e) = failed(jobs[i].modulus, &digits) {
+                results[i] = Err(e);
+            }
+        }
     }
     let outs: Vec<(&[usize], Vec<Vec<u64>>)> = groups
         .par_iter()
         .map(|&(n, lanes, g)| {
             let js: Vec<ModexpJob<'_>> = (0..lanes).map(|l| jobs[g[l.min(g.len() - 1)]]).collect();
-            let mods: Vec<&ModulusDigits> = js
-                .iter()
-                .map(|j| prepared[j.modulus].as_ref().expect("checked"))
-                .collect();
+            let mods: Vec<&ModulusDigits> = js.iter().map(|j| digits_of(j.modulus)).collect();
             let bases: Vec<&[u64]> = js.iter().map(|j| j.base).collect();
             let exps: Vec<&[u64]> = js.iter().map(|j| j.exponent).collect();
             (g, k.run_group(n, &mods, &bases, &exps, vartime))
