@@ -85,9 +85,9 @@ fn detected() -> &'static Result<Avx2, String> {
 /// The `mulx`/`adx` proof for the scalar tail's Montgomery kernel, detected once per process;
 /// `None` where the CPU lacks BMI2 or ADX (the tail then runs batch-core's portable kernel).
 #[cfg(target_arch = "x86_64")]
-fn adx() -> Option<simd::Adx> {
+fn adx() -> &'static Option<simd::Adx> {
     static D: OnceLock<Option<simd::Adx>> = OnceLock::new();
-    *D.get_or_init(|| simd::detect_adx().ok())
+    D.get_or_init(|| simd::detect_adx().ok())
 }
 
 /// The `mulx`/`adcx`/`adox` Montgomery kernel where this CPU has BMI2 and ADX (what the
@@ -95,8 +95,7 @@ fn adx() -> Option<simd::Adx> {
 pub fn adx_kernel() -> Option<&'static dyn batch_core::num::MontKernel> {
     #[cfg(target_arch = "x86_64")]
     {
-        static K: OnceLock<Option<simd::Adx>> = OnceLock::new();
-        K.get_or_init(adx)
+        adx()
             .as_ref()
             .map(|k| k as &dyn batch_core::num::MontKernel)
     }

@@ -49,7 +49,7 @@ pub fn modexp_batch(
     jobs: &[ModexpJob<'_>],
     vartime: bool,
 ) -> Vec<JobResult<Vec<u64>>> {
-    modexp_in_groups(&Avx2Kernel(t, crate::adx()), moduli, jobs, vartime)
+    modexp_in_groups(&Avx2Kernel(t, *crate::adx()), moduli, jobs, vartime)
 }
 
 /// The AVX2 proof, and the `mulx`/`adx` one for the scalar tail where the CPU has it.
