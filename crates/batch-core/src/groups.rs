@@ -113,9 +113,10 @@ pub fn modexp_in_groups(
             in_groups[j].then(|| k.prepare(moduli[j], n, vartime))
         })
         .collect();
+    // A modulus on both paths takes the tail's constants from its digit form, which holds them.
     let scalar: Vec<Option<Result<DynMonty, Error>>> = (0..moduli.len())
         .into_par_iter()
-        .map(|j| in_tail[j].then(|| DynMonty::build(moduli[j], vartime)))
+        .map(|j| (in_tail[j] && !in_groups[j]).then(|| DynMonty::build(moduli[j], vartime)))
         .collect();
     let failed = |j: usize, prep: &[Option<Result<_, Error>>]| match &prep[j] {
         Some(Err(e)) => Some(e.clone()),
@@ -132,15 +133,19 @@ pub fn modexp_in_groups(
         .par_iter()
         .map(|&i| {
             let job = jobs[i];
-            let r = match &scalar[job.modulus] {
-                Some(Ok(p)) => Ok(if vartime {
+            let p = match (&scalar[job.modulus], &digits[job.modulus]) {
+                (Some(Ok(p)), _) => Ok(p),
+                (_, Some(Ok(d))) => Ok(d.dyn_monty()),
+                (Some(Err(e)), _) | (_, Some(Err(e))) => Err(e.clone()),
+                (None, None) => unreachable!("every tail modulus was prepared"),
+            };
+            let r = p.map(|p| {
+                if vartime {
                     p.pow_vartime_in(k.tail_kernel(), job.base, job.exponent)
                 } else {
                     p.pow_in(k.tail_kernel(), job.base, job.exponent)
-                }),
-                Some(Err(e)) => Err(e.clone()),
-                None => unreachable!("every tail modulus was prepared"),
-            };
+                }
+            });
             (i, r)
         })
         .collect();
