@@ -255,27 +255,19 @@ macro_rules! p2 {
 
 /// One CIOS row on the accumulator `t[0..=L+1]` (with `t[−1]` writable scratch): `t += a·bi`,
 /// then `t = (t + u·m) / 2^64` with `u = t[0]·m0inv mod 2^64`. `$iters` loop iterations of
-/// the `$p1`/`$p2` limb steps cover the `L` limbs of `a` and `m`; `$step` is their bytes.
+/// pass 1 (`acc_loop!` over the limb steps `$p1`) and the `$p2` steps of pass 2 cover the `L`
+/// limbs of `a` and `m`; `$step` is their bytes.
 macro_rules! cios_row {
-    ($name:ident, $step:literal, [$($p1:expr),*], [$($p2:expr),*]) => {
+    ($name:ident, $step:literal, $p1:ident, [$($p2:expr),*]) => {
         #[inline(always)]
         unsafe fn $name(t: *mut u64, a: *const u64, m: *const u64, iters: usize, bi: u64, m0inv: u64) {
             // SAFETY: the caller's.
             unsafe {
                 core::arch::asm!(
-                    "xor {z:e}, {z:e}",
-                    "xor {h0:e}, {h0:e}",
                     "mov {tp}, {t}",
                     "mov {n}, {iters}",
-                    "2:",
-                    $($p1,)*
-                    "adox {h0}, {z}",
-                    concat!("lea {a}, [{a} + ", $step, "]"),
-                    concat!("lea {tp}, [{tp} + ", $step, "]"),
-                    "dec {n}",
-                    "jnz 2b",
-                    // the row's top word into t[L], its carry into t[L+1]
-                    "adcx {h0}, qword ptr [{tp}]",
+                    // pass 1: the row's top word into t[L], its carry into t[L+1]
+                    acc_loop!($step, $p1),
                     "mov qword ptr [{tp}], {h0}",
                     "mov {h1}, qword ptr [{tp} + 8]",
                     "adcx {h1}, {z}",
@@ -438,16 +430,7 @@ redc_row!(redc_row4, "32", p1_4);
 cios_row!(
     row8,
     "64",
-    [
-        p1!("h1", "h0", "0"),
-        p1!("h0", "h1", "8"),
-        p1!("h1", "h0", "16"),
-        p1!("h0", "h1", "24"),
-        p1!("h1", "h0", "32"),
-        p1!("h0", "h1", "40"),
-        p1!("h1", "h0", "48"),
-        p1!("h0", "h1", "56")
-    ],
+    p1_8,
     [
         p2!("h1", "h0", "0", "-8"),
         p2!("h0", "h1", "8", "0"),
@@ -463,12 +446,7 @@ cios_row!(
 cios_row!(
     row4,
     "32",
-    [
-        p1!("h1", "h0", "0"),
-        p1!("h0", "h1", "8"),
-        p1!("h1", "h0", "16"),
-        p1!("h0", "h1", "24")
-    ],
+    p1_4,
     [
         p2!("h1", "h0", "0", "-8"),
         p2!("h0", "h1", "8", "0"),
