@@ -73,6 +73,7 @@ impl Alg {
             Alg::Rsa(b) if b >= 3072 => 128,
             Alg::Rsa(b) if b >= 2048 => 112,
             Alg::Rsa(_) => 80,
+            Alg::Ecdsa(Curve::P224) => 112,
             Alg::Ecdsa(Curve::P256) => 128,
             Alg::Ecdsa(Curve::P384) => 192,
             Alg::Ecdsa(Curve::P521) => 256,
@@ -99,11 +100,11 @@ impl Alg {
 }
 
 /// The pairs SP 800-57 makes equivalent, by security level: (level, RSA, ECDSA).
-pub const EQUAL_SECURITY: [(usize, Alg, Option<Alg>); 4] = [
-    (112, Alg::Rsa(2048), None),
-    (128, Alg::Rsa(3072), Some(Alg::Ecdsa(Curve::P256))),
-    (192, Alg::Rsa(7680), Some(Alg::Ecdsa(Curve::P384))),
-    (256, Alg::Rsa(15360), Some(Alg::Ecdsa(Curve::P521))),
+pub const EQUAL_SECURITY: [(usize, Alg, Alg); 4] = [
+    (112, Alg::Rsa(2048), Alg::Ecdsa(Curve::P224)),
+    (128, Alg::Rsa(3072), Alg::Ecdsa(Curve::P256)),
+    (192, Alg::Rsa(7680), Alg::Ecdsa(Curve::P384)),
+    (256, Alg::Rsa(15360), Alg::Ecdsa(Curve::P521)),
 ];
 
 impl fmt::Display for Alg {
@@ -145,7 +146,7 @@ mod tests {
     fn parse_list_dedups_and_orders() {
         let l = Alg::parse_list("ecdsap256,rsa2048,common").unwrap();
         assert_eq!(l, Alg::common());
-        assert_eq!(Alg::parse_list("all").unwrap().len(), 8);
+        assert_eq!(Alg::parse_list("all").unwrap().len(), 9);
         assert!(Alg::parse_list("").is_err());
         assert!(Alg::parse_list("rsa2048,bogus").is_err());
     }
@@ -154,9 +155,7 @@ mod tests {
     fn equal_security_pairs_share_a_level() {
         for (level, rsa, ec) in EQUAL_SECURITY {
             assert_eq!(rsa.security_bits(), level);
-            if let Some(ec) = ec {
-                assert_eq!(ec.security_bits(), level);
-            }
+            assert_eq!(ec.security_bits(), level);
         }
     }
 }

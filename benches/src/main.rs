@@ -36,9 +36,9 @@ struct Args {
     /// Backends to measure: comma-separated names (scalar, avx2, wgpu, …) or `all`.
     #[arg(long, default_value = "all")]
     backends: String,
-    /// Algorithms: rsa2048, rsa3072, rsa4096, rsa7680, rsa15360, ecdsap256, ecdsap384,
-    /// ecdsap521, `common` (rsa2048–4096 and the three curves) or `all` (every one: what the
-    /// equal-security comparison needs).
+    /// Algorithms: rsa2048, rsa3072, rsa4096, rsa7680, rsa15360, ecdsap224, ecdsap256,
+    /// ecdsap384, ecdsap521, `common` (rsa2048–4096 and P-256/384/521) or `all` (every one:
+    /// what the equal-security comparison needs).
     #[arg(long, default_value = "all")]
     algs: String,
     /// Jobs per batch.

@@ -127,14 +127,14 @@ fn bar_panel(
 }
 
 /// The equal-security levels (NIST SP 800-57) with at least one measured figure among
-/// `algs`: the level, its RSA size and its curve (none at 112 bits).
-fn measured_levels(r: &Report, algs: &[Alg]) -> Vec<(usize, Alg, Option<Alg>)> {
+/// `algs`: the level, its RSA size and its curve.
+fn measured_levels(r: &Report, algs: &[Alg]) -> Vec<(usize, Alg, Alg)> {
     let libs = libraries(r);
     EQUAL_SECURITY
         .into_iter()
         .filter(|(_, rsa, ec)| {
-            std::iter::once(*rsa)
-                .chain(*ec)
+            [*rsa, *ec]
+                .into_iter()
                 .filter(|a| algs.contains(a))
                 .any(|a| {
                     libs.iter()
@@ -147,20 +147,18 @@ fn measured_levels(r: &Report, algs: &[Alg]) -> Vec<(usize, Alg, Option<Alg>)> {
 /// The equal-security bars of one level: a group per library, four bars each — the RSA size
 /// and the curve of that level, signing then verifying (distinct keys) — so the choice the
 /// level poses reads off side by side.
-fn level_series(rsa: Alg, ec: Option<Alg>) -> Vec<(Alg, Op, String, RGBAColor)> {
+fn level_series(rsa: Alg, ec: Alg) -> Vec<(Alg, Op, String, RGBAColor)> {
     // RSA in blues, ECDSA in oranges; a darker shade for signing.
     let shade = |rgb: (u8, u8, u8)| RGBColor(rgb.0, rgb.1, rgb.2).to_rgba();
-    let mut v = vec![
+    [
         (rsa, Op::Sign, shade((31, 78, 140))),
+        (ec, Op::Sign, shade((200, 90, 20))),
         (rsa, Op::Verify, shade((120, 170, 220))),
-    ];
-    if let Some(ec) = ec {
-        v.insert(1, (ec, Op::Sign, shade((200, 90, 20))));
-        v.push((ec, Op::Verify, shade((245, 175, 100))));
-    }
-    v.into_iter()
-        .map(|(a, op, c)| (a, op, format!("{} {}", a.pretty(), op.name()), c))
-        .collect()
+        (ec, Op::Verify, shade((245, 175, 100))),
+    ]
+    .into_iter()
+    .map(|(a, op, c)| (a, op, format!("{} {}", a.pretty(), op.name()), c))
+    .collect()
 }
 
 /// Grouped bars: one panel per operation, one group per algorithm, one bar per backend, one
@@ -193,10 +191,7 @@ pub fn bars(r: &Report, algs: &[Alg], path: &Path) -> PlotResult {
     }
     if !levels.is_empty() {
         for (area, (level, rsa, ec)) in bottom.split_evenly((1, levels.len())).iter().zip(&levels) {
-            let caption = match ec {
-                Some(ec) => format!("{level}-bit security: {} or {}", rsa.pretty(), ec.pretty()),
-                None => format!("{level}-bit security: {} (no NIST curve)", rsa.pretty()),
-            };
+            let caption = format!("{level}-bit security: {} or {}", rsa.pretty(), ec.pretty());
             let bars = level_series(*rsa, *ec);
             let legend: Vec<(String, RGBAColor)> =
                 bars.iter().map(|b| (b.2.clone(), b.3)).collect();
@@ -321,7 +316,7 @@ mod tests {
         // An algorithm left out of `--algs` does not make its level appear.
         assert_eq!(measured_levels(&r, &algs[..1]).len(), 1);
         assert_eq!(libraries(&r), ["scalar", "openssl"]);
-        let s = level_series(Alg::Rsa(3072), Some(Alg::Ecdsa(Curve::P256)));
+        let s = level_series(Alg::Rsa(3072), Alg::Ecdsa(Curve::P256));
         let labels: Vec<&str> = s.iter().map(|b| b.2.as_str()).collect();
         assert_eq!(
             labels,
@@ -332,7 +327,6 @@ mod tests {
                 "ECDSA P-256 verify"
             ]
         );
-        assert_eq!(level_series(Alg::Rsa(2048), None).len(), 2);
         assert_eq!(
             value(&r, "openssl", Alg::Rsa(3072), Op::Verify),
             Some(22000.0)
@@ -350,7 +344,7 @@ mod tests {
         let svg = std::fs::read_to_string(&path).unwrap();
         for caption in [
             "sign per second",
-            "112-bit security: RSA-2048 (no NIST curve)",
+            "112-bit security: RSA-2048 or ECDSA P-224",
             "128-bit security: RSA-3072 or ECDSA P-256",
             "ECDSA P-256 verify",
         ] {

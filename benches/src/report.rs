@@ -447,40 +447,29 @@ pub fn equal_security(r: &Report, backend: Option<&str>) -> String {
     };
     let mut s = String::new();
     for (level, rsa, ec) in EQUAL_SECURITY {
-        if let Some(why) = std::iter::once(rsa).chain(ec).find_map(lacks) {
+        if let Some(why) = [rsa, ec].into_iter().find_map(lacks) {
             let _ = writeln!(s, "  at {level}-bit: not compared: {why}");
             continue;
         }
-        let line = match ec {
-            None => match (rate(rsa, Op::Sign), rate(rsa, Op::Verify)) {
-                (Some(sg), Some(v)) => format!(
-                    "{} only (no NIST curve at this level): {} sign/s, {} verify/s",
-                    rsa.pretty(),
-                    fmt_rate(Some(sg)),
-                    fmt_rate(Some(v))
-                ),
-                _ => continue,
-            },
-            Some(ec) => match (
-                rate(ec, Op::Sign),
-                rate(ec, Op::Verify),
-                rate(rsa, Op::Sign),
-                rate(rsa, Op::Verify),
-            ) {
-                (Some(es), Some(ev), Some(rs), Some(rv)) => format!(
-                    "{} signs {} and verifies {} as fast as {}",
-                    ec.pretty(),
-                    times(es, rs),
-                    times(ev, rv),
-                    rsa.pretty()
-                ),
-                (None, None, None, None) => continue,
-                _ => format!(
-                    "not compared: measure both (--algs {},{})",
-                    rsa.name(),
-                    ec.name()
-                ),
-            },
+        let line = match (
+            rate(ec, Op::Sign),
+            rate(ec, Op::Verify),
+            rate(rsa, Op::Sign),
+            rate(rsa, Op::Verify),
+        ) {
+            (Some(es), Some(ev), Some(rs), Some(rv)) => format!(
+                "{} signs {} and verifies {} as fast as {}",
+                ec.pretty(),
+                times(es, rs),
+                times(ev, rv),
+                rsa.pretty()
+            ),
+            (None, None, None, None) => continue,
+            _ => format!(
+                "not compared: measure both (--algs {},{})",
+                rsa.name(),
+                ec.name()
+            ),
         };
         let _ = writeln!(s, "  at {level}-bit: {line}");
     }

@@ -24,7 +24,7 @@ fn small_run_writes_table_json_and_plot() {
             "--backends",
             "scalar",
             "--algs",
-            "ecdsap256,rsa2048",
+            "ecdsap224,rsa2048",
             "--batch",
             "6",
             "--seconds",
@@ -49,10 +49,13 @@ fn small_run_writes_table_json_and_plot() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.contains("rsa 2048 bits") && stdout.contains("256 bits ecdsa (nistp256)"),
+        stdout.contains("rsa 2048 bits") && stdout.contains("224 bits ecdsa (nistp224)"),
         "{stdout}"
     );
-    assert!(stdout.contains("at 112-bit: RSA-2048 only"), "{stdout}");
+    assert!(
+        stdout.contains("at 112-bit: ECDSA P-224 signs "),
+        "{stdout}"
+    );
     // 2 algorithms × 3 operations, at the --seconds given.
     assert!(
         stdout.contains("expected: about ") && stdout.contains("(6 cells × 0.05 s"),
@@ -68,7 +71,7 @@ fn small_run_writes_table_json_and_plot() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("ecdsap256: a key per job (6 keys)"),
+        stdout.contains("ecdsap224: a key per job (6 keys)"),
         "{stdout}"
     );
 
@@ -82,7 +85,7 @@ fn small_run_writes_table_json_and_plot() {
     );
     for r in results {
         assert_eq!(r["backend"], "scalar");
-        assert!(["rsa2048", "ecdsap256"].contains(&r["algorithm"].as_str().unwrap()));
+        assert!(["rsa2048", "ecdsap224"].contains(&r["algorithm"].as_str().unwrap()));
         let op = r["operation"].as_str().unwrap();
         assert!(["sign", "verify", "verify-one-key"].contains(&op), "{r}");
         let batch = r["batch"].as_u64().unwrap();
@@ -104,7 +107,7 @@ fn small_run_writes_table_json_and_plot() {
             assert_eq!(keys["distinct"], 1, "{r}");
         }
     }
-    for alg in ["rsa2048", "ecdsap256"] {
+    for alg in ["rsa2048", "ecdsap224"] {
         let one = results
             .iter()
             .find(|r| r["algorithm"] == alg && r["operation"] == "verify-one-key")

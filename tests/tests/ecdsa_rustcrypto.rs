@@ -1,4 +1,4 @@
-//! batchsig ECDSA against RustCrypto's p256/p384/p521: pure RFC 6979 signatures are
+//! batchsig ECDSA against RustCrypto's p224/p256/p384/p521: pure RFC 6979 signatures are
 //! byte-identical, hedged ones verify there, theirs verify here, keys load both ways.
 
 use batchsig::ecdsa::{curve_hash, EcdsaPrivateKey, EcdsaPublicKey, EcdsaSignature, NonceMode};
@@ -109,14 +109,21 @@ macro_rules! curve_tests {
     };
 }
 
+curve_tests!(p224_interop, p224, Curve::P224, deterministic: true);
 curve_tests!(p256_interop, p256, Curve::P256, deterministic: true);
 curve_tests!(p384_interop, p384, Curve::P384, deterministic: true);
 curve_tests!(p521_interop, p521, Curve::P521, deterministic: false);
 
-/// RFC 6979 appendix A.2.5–A.2.7: message "sample" with the curve's hash.
+/// RFC 6979 appendix A.2.4–A.2.7: message "sample" with the curve's hash.
 #[test]
 fn rfc6979_known_answers() {
     let cases = [
+        (
+            Curve::P224,
+            "F220266E1105BFE3083E03EC7A3A654651F45E37167E88600BF257C1",
+            "1CDFE6662DDE1E4A1EC4CDEDF6A1F5A2FB7FBD9145C12113E6ABFD3E",
+            "A6694FD7718A21053F225D3F46197CA699D45006C06F871808F43EBC",
+        ),
         (
             Curve::P256,
             "C9AFA9D845BA75166B5C215767B1D6934E50C3DB36E89B127B8A622B120F6721",

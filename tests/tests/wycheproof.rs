@@ -1,11 +1,11 @@
-//! Every Wycheproof verdict for the schemes batchsig implements: ECDSA P-256/384/521 with
+//! Every Wycheproof verdict for the schemes batchsig implements: ECDSA P-224/256/384/521 with
 //! SHA-2 and SHA-3 (DER and P1363 signatures), RSASSA-PKCS1-v1_5 with SHA-2 (SHA-512/224 and
 //! /256 included) and SHA-3, and RSASSA-PSS with any MGF1 hash, SHA-1 included (verification
 //! only), keys under rsaEncryption and id-RSASSA-PSS (RFC 4055, with and without
 //! parameters). Each test set runs as one multi-key batch on the scalar backend; the ECDSA
 //! sets run on every SIMD backend available here too (a skipped one is named on stderr).
 //!
-//! Not run (not batchsig's): other curves (secp224r1, secp256k1, brainpool, secp160/192) and
+//! Not run (not batchsig's): other curves (secp224k1, secp256k1, brainpool, secp160/192) and
 //! SHAKE128/256 message hashes.
 
 use batchsig::ecdsa::{self, EcdsaPublicKey, EcdsaSignature, EcdsaVerifyJob};
@@ -128,6 +128,15 @@ fn ecdsa_vectors() {
     for b in &backends {
         let mut n = 0;
         for (name, curve, p1363) in [
+            (EcdsaSecp224r1Sha224, Curve::P224, false),
+            (EcdsaSecp224r1Sha256, Curve::P224, false),
+            (EcdsaSecp224r1Sha512, Curve::P224, false),
+            (EcdsaSecp224r1Sha224P1363, Curve::P224, true),
+            (EcdsaSecp224r1Sha256P1363, Curve::P224, true),
+            (EcdsaSecp224r1Sha512P1363, Curve::P224, true),
+            (EcdsaSecp224r1Sha3_224, Curve::P224, false),
+            (EcdsaSecp224r1Sha3_256, Curve::P224, false),
+            (EcdsaSecp224r1Sha3_512, Curve::P224, false),
             (EcdsaSecp256r1Sha256, Curve::P256, false),
             (EcdsaSecp256r1Sha512, Curve::P256, false),
             (EcdsaSecp256r1Sha256P1363, Curve::P256, true),

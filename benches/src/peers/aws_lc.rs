@@ -30,6 +30,7 @@ pub const VERIFY_KEYS: &str =
 pub fn lacks(alg: Alg, _op: Op) -> Option<String> {
     match alg {
         Alg::Rsa(bits) if bits > 8192 => Some("aws-lc-rs takes RSA keys of 2048–8192 bits".into()),
+        Alg::Ecdsa(Curve::P224) => ecdsa_algs(Curve::P224).err(),
         _ => None,
     }
 }
@@ -67,23 +68,27 @@ impl Verifier for ParsedVerifier {
 
 fn ecdsa_algs(
     curve: Curve,
-) -> (
-    &'static sig::EcdsaSigningAlgorithm,
-    &'static sig::EcdsaVerificationAlgorithm,
-) {
+) -> Result<
+    (
+        &'static sig::EcdsaSigningAlgorithm,
+        &'static sig::EcdsaVerificationAlgorithm,
+    ),
+    String,
+> {
     match curve {
-        Curve::P256 => (
+        Curve::P224 => Err("aws-lc-rs's signature API has no P-224".into()),
+        Curve::P256 => Ok((
             &sig::ECDSA_P256_SHA256_FIXED_SIGNING,
             &sig::ECDSA_P256_SHA256_FIXED,
-        ),
-        Curve::P384 => (
+        )),
+        Curve::P384 => Ok((
             &sig::ECDSA_P384_SHA384_FIXED_SIGNING,
             &sig::ECDSA_P384_SHA384_FIXED,
-        ),
-        Curve::P521 => (
+        )),
+        Curve::P521 => Ok((
             &sig::ECDSA_P521_SHA512_FIXED_SIGNING,
             &sig::ECDSA_P521_SHA512_FIXED,
-        ),
+        )),
     }
 }
 
@@ -99,7 +104,7 @@ pub fn signer(key: &SignKey) -> Result<Box<dyn Signer>, String> {
             scalar,
             point,
         } => Box::new(EcdsaSigner(
-            EcdsaKeyPair::from_private_key_and_public_key(ecdsa_algs(*curve).0, scalar, point)
+            EcdsaKeyPair::from_private_key_and_public_key(ecdsa_algs(*curve)?.0, scalar, point)
                 .map_err(|e| bad(&e))?,
             SystemRandom::new(),
         )),
@@ -112,7 +117,7 @@ pub fn verifier(key: &VerifyKey) -> Result<Box<dyn Verifier>, String> {
         VerifyKey::Rsa { pkcs1_der, .. } => {
             ParsedPublicKey::new(&sig::RSA_PKCS1_2048_8192_SHA256, pkcs1_der)
         }
-        VerifyKey::Ecdsa { curve, point } => ParsedPublicKey::new(ecdsa_algs(*curve).1, point),
+        VerifyKey::Ecdsa { curve, point } => ParsedPublicKey::new(ecdsa_algs(*curve)?.1, point),
     };
     Ok(Box::new(ParsedVerifier(parsed.map_err(|e| bad(&e))?)))
 }

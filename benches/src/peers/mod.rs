@@ -470,6 +470,8 @@ mod tests {
             assert!(Peer::AwsLcRs.lacks(Rsa(7680), Op::Sign).is_none());
             assert!(Peer::AwsLcRs.lacks(Rsa(15360), Op::Sign).is_some());
             assert!(Peer::AwsLcRs.lacks(Ecdsa(Curve::P521), Op::Sign).is_none());
+            assert!(Peer::AwsLcRs.lacks(Ecdsa(Curve::P224), Op::Sign).is_some());
+            assert!(Peer::Ring.lacks(Ecdsa(Curve::P224), Op::Verify).is_some());
         } else {
             assert!(Peer::Ring.lacks(Rsa(2048), Op::Sign).is_some());
         }
@@ -482,6 +484,7 @@ mod tests {
         let scalar = batch_scalar::ScalarBackend::new();
         let algs = [
             Alg::Rsa(2048),
+            Alg::Ecdsa(Curve::P224),
             Alg::Ecdsa(Curve::P256),
             Alg::Ecdsa(Curve::P384),
             Alg::Ecdsa(Curve::P521),

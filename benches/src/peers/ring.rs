@@ -34,6 +34,7 @@ pub fn lacks(alg: Alg, op: Op) -> Option<String> {
         (Alg::Rsa(bits), _) if bits > 8192 => {
             Some("ring verifies RSA moduli of up to 8192 bits".into())
         }
+        (Alg::Ecdsa(Curve::P224), _) => Some("ring has no P-224".into()),
         (Alg::Ecdsa(Curve::P521), _) => Some("ring has no P-521".into()),
         _ => None,
     }
@@ -88,6 +89,7 @@ fn ecdsa_algs(
             &sig::ECDSA_P384_SHA384_FIXED_SIGNING,
             &sig::ECDSA_P384_SHA384_FIXED,
         )),
+        Curve::P224 => Err("ring has no P-224".into()),
         Curve::P521 => Err("ring has no P-521".into()),
     }
 }

@@ -52,7 +52,7 @@ impl Verifier for RsaVerifier {
     }
 }
 
-/// One curve's signer and verifier, the same code over `p256`, `p384` and `p521`.
+/// One curve's signer and verifier, the same code over `p224`, `p256`, `p384` and `p521`.
 macro_rules! curve_peer {
     ($signer:ident, $verifier:ident, $krate:ident) => {
         struct $signer($krate::ecdsa::SigningKey);
@@ -78,6 +78,7 @@ macro_rules! curve_peer {
     };
 }
 
+curve_peer!(P224Signer, P224Verifier, p224);
 curve_peer!(P256Signer, P256Verifier, p256);
 curve_peer!(P384Signer, P384Verifier, p384);
 curve_peer!(P521Signer, P521Verifier, p521);
@@ -90,6 +91,9 @@ pub fn signer(key: &SignKey) -> Result<Box<dyn Signer>, String> {
             Box::new(RsaSigner(rsa::pkcs1v15::SigningKey::new(k)))
         }
         SignKey::Ecdsa { curve, scalar, .. } => match curve {
+            Curve::P224 => Box::new(P224Signer(
+                p224::ecdsa::SigningKey::from_slice(scalar).map_err(|e| bad(&e))?,
+            )),
             Curve::P256 => Box::new(P256Signer(
                 p256::ecdsa::SigningKey::from_slice(scalar).map_err(|e| bad(&e))?,
             )),
@@ -116,6 +120,9 @@ pub fn verifier(key: &VerifyKey) -> Result<Box<dyn Verifier>, String> {
             Box::new(RsaVerifier(rsa::pkcs1v15::VerifyingKey::new(k)))
         }
         VerifyKey::Ecdsa { curve, point } => match curve {
+            Curve::P224 => Box::new(P224Verifier(
+                p224::ecdsa::VerifyingKey::from_sec1_bytes(point).map_err(|e| bad(&e))?,
+            )),
             Curve::P256 => Box::new(P256Verifier(
                 p256::ecdsa::VerifyingKey::from_sec1_bytes(point).map_err(|e| bad(&e))?,
             )),

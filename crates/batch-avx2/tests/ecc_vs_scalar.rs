@@ -12,6 +12,21 @@ use batch_core::Curve;
 use batch_scalar::ScalarBackend;
 
 #[test]
+fn ecc_vs_scalar_p224() {
+    let Some(b) = common::avx2_or_skip("ecc_vs_scalar_p224") else {
+        return;
+    };
+    check_backend_vs_reference(
+        &ScalarBackend::new(),
+        &b,
+        &[Curve::P224],
+        &[],
+        &BATCH_SIZES,
+        14,
+    );
+}
+
+#[test]
 fn ecc_vs_scalar_p256() {
     let Some(b) = common::avx2_or_skip("ecc_vs_scalar_p256") else {
         return;

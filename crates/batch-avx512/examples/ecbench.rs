@@ -25,7 +25,7 @@ fn best(f: impl Fn()) -> f64 {
 
 fn main() {
     let want: Vec<String> = std::env::args().skip(1).collect();
-    let curves: Vec<Curve> = Curve::ALL
+    let curves: Vec<Curve> = batch_avx512::ecc::CURVES
         .into_iter()
         .filter(|c| {
             want.is_empty()

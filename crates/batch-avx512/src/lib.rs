@@ -9,8 +9,9 @@
 //! - `modexp`: fixed-window constant-time and square-and-multiply `_vartime`
 //!   exponentiation, a group of jobs (possibly each with its own modulus) per register.
 //!
-//! - `ecc`: `k·G`, `k·Q` and `u₁·G + u₂·Q` on P-256, P-384 and P-521, one job per lane,
-//!   `batch_core::rcb`'s complete formulas over a lazily reduced 52-bit Montgomery field.
+//! - `ecc`: `k·G`, `k·Q` and `u₁·G + u₂·Q` on P-256, P-384 and P-521 (not P-224 yet), one
+//!   job per lane, `batch_core::rcb`'s complete formulas over a lazily reduced 52-bit
+//!   Montgomery field.
 //!
 //! AVX-512F, IFMA and VL are detected once at run time (`simd::detect`); on other CPUs and
 //! targets the backend compiles, reports itself unavailable with the reason, and every call
@@ -183,6 +184,18 @@ impl Avx512Backend {
             .copied()
             .map_err(|why| Error::Unavailable(format!("avx512: {why}")))
     }
+
+    /// The IFMA proof for an operation on `curve`, or the batch-level error for a curve this
+    /// backend does not implement ([`ecc::CURVES`]).
+    fn curve_token(&self, curve: Curve) -> Result<Ifma, Error> {
+        let t = self.token()?;
+        if !ecc::CURVES.contains(&curve) {
+            return Err(Error::Unavailable(format!(
+                "avx512: {curve} is not implemented on this backend yet"
+            )));
+        }
+        Ok(t)
+    }
 }
 
 impl Backend for Avx512Backend {
@@ -200,6 +213,10 @@ impl Backend for Avx512Backend {
             "CPU AVX-512 IFMA, {lanes} x 52-bit digits, vpmadd52 Montgomery, {} thread(s)",
             self.threads()
         )
+    }
+
+    fn curves(&self) -> &'static [Curve] {
+        &ecc::CURVES
     }
 
     fn availability(&self) -> Availability {
@@ -238,7 +255,7 @@ impl Backend for Avx512Backend {
         curve: Curve,
         scalars: &[EcUint],
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-        let t = self.token()?;
+        let t = self.curve_token(curve)?;
         check_batch(scalars.len(), &[])?;
         let form = self.lanes.ec_form();
         Ok(self
@@ -252,7 +269,7 @@ impl Backend for Avx512Backend {
         points: &[AffinePoint],
         scalars: &[EcUint],
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-        let t = self.token()?;
+        let t = self.curve_token(curve)?;
         check_batch(scalars.len(), &[("points", points.len())])?;
         let form = self.lanes.ec_form();
         Ok(self.pool.install_batch(scalars.len(), || {
@@ -267,7 +284,7 @@ impl Backend for Avx512Backend {
         u2: &[EcUint],
         points: &[AffinePoint],
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-        let t = self.token()?;
+        let t = self.curve_token(curve)?;
         check_batch(u1.len(), &[("u2", u2.len()), ("points", points.len())])?;
         let form = self.lanes.ec_form();
         Ok(self.pool.install_batch(u1.len(), || {

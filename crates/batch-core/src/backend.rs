@@ -66,7 +66,7 @@ pub trait Backend: Send + Sync + core::fmt::Debug {
         false
     }
 
-    /// The curves its elliptic-curve operations implement (all three unless it says
+    /// The curves its elliptic-curve operations implement (every curve unless it says
     /// otherwise). For a curve not listed, those operations fail the batch with
     /// [`Error::Unavailable`]; routing and benchmarks ask here first.
     fn curves(&self) -> &'static [Curve] {

@@ -1,4 +1,4 @@
-//! NIST prime curves `y² = x³ − 3x + b` over `F_p` (P-256, P-384, P-521) and the point and
+//! NIST prime curves `y² = x³ − 3x + b` over `F_p` (P-224, P-256, P-384, P-521) and the point and
 //! scalar types that cross the [`Backend`](crate::Backend) seam.
 //!
 //! At the seam, coordinates and scalars are canonical (not Montgomery) little-endian
@@ -16,17 +16,19 @@ pub type EcUint = Uint<EC_LIMBS>;
 /// The supported curves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Curve {
+    P224,
     P256,
     P384,
     P521,
 }
 
 impl Curve {
-    pub const ALL: [Curve; 3] = [Curve::P256, Curve::P384, Curve::P521];
+    pub const ALL: [Curve; 4] = [Curve::P224, Curve::P256, Curve::P384, Curve::P521];
 
     /// Bits of `p` (and of `n`).
     pub const fn bits(self) -> usize {
         match self {
+            Curve::P224 => 224,
             Curve::P256 => 256,
             Curve::P384 => 384,
             Curve::P521 => 521,
@@ -45,6 +47,7 @@ impl Curve {
 
     pub const fn name(self) -> &'static str {
         match self {
+            Curve::P224 => "P-224",
             Curve::P256 => "P-256",
             Curve::P384 => "P-384",
             Curve::P521 => "P-521",
@@ -54,6 +57,7 @@ impl Curve {
     /// The group order `n`, at seam width.
     pub fn order(self) -> EcUint {
         match self {
+            Curve::P224 => P224.n.modulus().resize().expect("fits"),
             Curve::P256 => P256.n.modulus().resize().expect("fits"),
             Curve::P384 => P384.n.modulus().resize().expect("fits"),
             Curve::P521 => P521.n.modulus().resize().expect("fits"),
@@ -63,6 +67,7 @@ impl Curve {
     /// The field prime `p`, at seam width.
     pub fn prime(self) -> EcUint {
         match self {
+            Curve::P224 => P224.p.modulus().resize().expect("fits"),
             Curve::P256 => P256.p.modulus().resize().expect("fits"),
             Curve::P384 => P384.p.modulus().resize().expect("fits"),
             Curve::P521 => P521.p.modulus().resize().expect("fits"),
@@ -72,6 +77,7 @@ impl Curve {
     /// The base point `G` in affine form.
     pub fn generator(self) -> AffinePoint {
         match self {
+            Curve::P224 => P224.generator(),
             Curve::P256 => P256.generator(),
             Curve::P384 => P384.generator(),
             Curve::P521 => P521.generator(),
@@ -82,6 +88,7 @@ impl Curve {
     /// Variable-time (points are public).
     pub fn is_on_curve_vartime(self, pt: &AffinePoint) -> bool {
         match self {
+            Curve::P224 => P224.is_on_curve_vartime(pt),
             Curve::P256 => P256.is_on_curve_vartime(pt),
             Curve::P384 => P384.is_on_curve_vartime(pt),
             Curve::P521 => P521.is_on_curve_vartime(pt),
@@ -92,6 +99,7 @@ impl Curve {
     /// width) on the curve, or the identity with zero coordinates. Constant-time in the point.
     pub fn on_curve_mask(self, pt: &AffinePoint) -> u64 {
         match self {
+            Curve::P224 => P224.seam_point_mask(pt),
             Curve::P256 => P256.seam_point_mask(pt),
             Curve::P384 => P384.seam_point_mask(pt),
             Curve::P521 => P521.seam_point_mask(pt),
@@ -245,6 +253,16 @@ const fn const_to_monty<const L: usize>(p: &MontyParams<L>, x: &Uint<L>) -> Uint
     }
     v
 }
+
+/// P-224 (SEC 2 secp224r1): `p = 2^224 − 2^96 + 1`, in four limbs (the top one holds 32 bits).
+pub static P224: CurveDef<4> = CurveDef::new(
+    Curve::P224,
+    "00000000ffffffffffffffffffffffffffffffff000000000000000000000001",
+    "00000000ffffffffffffffffffffffffffff16a2e0b8f03e13dd29455c5c2a3d",
+    "00000000b4050a850c04b3abf54132565044b0b7d7bfd8ba270b39432355ffb4",
+    "00000000b70e0cbd6bb4bf7f321390b94a03c1d356c21122343280d6115c1d21",
+    "00000000bd376388b5f723fb4c22dfe6cd4375a05a07476444d5819985007e34",
+);
 
 pub static P256: CurveDef<4> = CurveDef::new(
     Curve::P256,

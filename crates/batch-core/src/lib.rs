@@ -4,7 +4,7 @@
 //!   `u₁·G + u₂·Q`); backends implement it, `batchsig` writes the signature schemes once on top.
 //! - [`num`]: fixed-size integers on 64-bit limbs and Montgomery arithmetic (the reference
 //!   representation; backends may use their own internally).
-//! - [`curve`]: P-256, P-384 and P-521 parameters and the affine point type at the seam.
+//! - [`curve`]: P-224, P-256, P-384 and P-521 parameters and the affine point type at the seam.
 //! - [`Error`]: what went wrong with which job or batch.
 //! - [`ct`]: constant-time comparisons on limb slices, and the hook of the Valgrind check.
 //! - [`pool::Pool`]: the thread pool a CPU backend spreads its batches over.

@@ -1,5 +1,5 @@
-//! The scalar backend's `k·G`, `k·Q` and `u₁·G + u₂·Q` against RustCrypto's p256 / p384 /
-//! p521 (0.13) on all three curves: edge scalars, special points, batch sizes around the chunk
+//! The scalar backend's `k·G`, `k·Q` and `u₁·G + u₂·Q` against RustCrypto's p224 / p256 /
+//! p384 / p521 (0.13) on all four curves: edge scalars, special points, batch sizes around the chunk
 //! size, and invalid jobs mixed into valid batches.
 
 use batch_core::dev::{from_big, rng, to_big};
@@ -76,6 +76,7 @@ macro_rules! reference {
     };
 }
 
+reference!(RefP224, p224, Curve::P224);
 reference!(RefP256, p256, Curve::P256);
 reference!(RefP384, p384, Curve::P384);
 reference!(RefP521, p521, Curve::P521);
@@ -255,6 +256,11 @@ fn check_curve<R: Reference>() {
 }
 
 #[test]
+fn p224_vs_rustcrypto() {
+    check_curve::<RefP224>();
+}
+
+#[test]
 fn p256_vs_rustcrypto() {
     check_curve::<RefP256>();
 }
@@ -310,6 +316,7 @@ fn check_sizes<R: Reference>() {
 
 #[test]
 fn batch_sizes_around_the_chunk() {
+    check_sizes::<RefP224>();
     check_sizes::<RefP256>();
     check_sizes::<RefP384>();
     check_sizes::<RefP521>();
@@ -403,6 +410,7 @@ fn check_bad_jobs<R: Reference>() {
 
 #[test]
 fn bad_jobs_fail_alone() {
+    check_bad_jobs::<RefP224>();
     check_bad_jobs::<RefP256>();
     check_bad_jobs::<RefP384>();
     check_bad_jobs::<RefP521>();

@@ -49,7 +49,11 @@ impl CertPublicKey {
                 )))
             }
             CertPublicKey::Rsa(k) => Ok(Suite::RsaPss(k.bits())),
-            CertPublicKey::Ecdsa(k) => Ok(Suite::Ecdsa(k.curve())),
+            CertPublicKey::Ecdsa(k) => {
+                let s = Suite::Ecdsa(k.curve());
+                s.check()?;
+                Ok(s)
+            }
         }
     }
 }
@@ -82,11 +86,8 @@ impl ServerKey {
 
     /// A fresh key for `suite` (RSA key generation takes seconds for large sizes).
     pub fn generate(suite: Suite, rng: &mut impl CryptoRngCore) -> Result<Self, Error> {
+        suite.check()?;
         match suite {
-            Suite::RsaPss(bits) if bits < Suite::MIN_RSA_BITS => Err(Error::InvalidKey(format!(
-                "RSA-{bits}: at least {} bits required",
-                Suite::MIN_RSA_BITS
-            ))),
             Suite::RsaPss(bits) => RsaPrivateKey::generate(rng, bits).map(ServerKey::Rsa),
             Suite::Ecdsa(curve) => EcdsaPrivateKey::generate(curve, rng).map(ServerKey::Ecdsa),
         }

@@ -108,6 +108,25 @@ impl Suite {
     /// The smallest RSA modulus accepted for a certificate key.
     pub const MIN_RSA_BITS: usize = 2048;
 
+    /// The curves TLS 1.3 signs CertificateVerify with (RFC 8446 §4.2.3). P-224 is not one:
+    /// keys and suites on it are refused ([`Suite::check`]).
+    pub const CURVES: [Curve; 3] = [Curve::P256, Curve::P384, Curve::P521];
+
+    /// `Ok` for a suite TLS 1.3 has: RSA from [`Self::MIN_RSA_BITS`], ECDSA on
+    /// [`Self::CURVES`].
+    pub fn check(self) -> Result<(), Error> {
+        match self {
+            Suite::RsaPss(bits) if bits < Self::MIN_RSA_BITS => Err(Error::InvalidKey(format!(
+                "RSA-{bits}: at least {} bits required",
+                Self::MIN_RSA_BITS
+            ))),
+            Suite::Ecdsa(c) if !Self::CURVES.contains(&c) => Err(Error::InvalidKey(format!(
+                "{c}: TLS 1.3 has no signature scheme on this curve"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     /// The common suites: RSA-2048/3072/4096 and ECDSA P-256/384/521.
     pub fn all() -> &'static [Suite] {
         &Self::COMMON
@@ -128,6 +147,7 @@ impl Suite {
             0x0806 => "rsa_pss_rsae_sha512",
             0x0403 => "ecdsa_secp256r1_sha256",
             0x0503 => "ecdsa_secp384r1_sha384",
+            0x0303 => "ecdsa_sha224 (TLS 1.2 only)",
             _ => "ecdsa_secp521r1_sha512",
         }
     }
@@ -145,7 +165,7 @@ impl Suite {
             let scheme_ok = !n.contains('/') || n.starts_with(&s.scheme_name().replace('-', ""));
             return (bits >= Self::MIN_RSA_BITS && scheme_ok).then_some(s);
         }
-        Curve::ALL.into_iter().map(Suite::Ecdsa).find(|s| {
+        Self::CURVES.into_iter().map(Suite::Ecdsa).find(|s| {
             let c = s.certificate_type().to_ascii_lowercase().replace('-', "");
             n == c || n == s.scheme_name()
         })
@@ -182,6 +202,8 @@ impl Suite {
             Suite::RsaPss(bits) if bits >= 15360 => HashAlg::Sha512,
             Suite::RsaPss(bits) if bits >= 7680 => HashAlg::Sha384,
             Suite::RsaPss(_) => HashAlg::Sha256,
+            // not a TLS 1.3 suite (`check` refuses it); the curve's own hash
+            Suite::Ecdsa(Curve::P224) => HashAlg::Sha224,
             Suite::Ecdsa(Curve::P256) => HashAlg::Sha256,
             Suite::Ecdsa(Curve::P384) => HashAlg::Sha384,
             Suite::Ecdsa(Curve::P521) => HashAlg::Sha512,
@@ -193,7 +215,9 @@ impl Suite {
         let hash = match self.signature_hash() {
             HashAlg::Sha256 => 0x04,
             HashAlg::Sha384 => 0x05,
-            // signature_hash() is SHA-256, SHA-384 or SHA-512.
+            // TLS 1.2's sha224(3): only P-224, which `check` refuses for TLS 1.3
+            HashAlg::Sha224 => 0x03,
+            // otherwise signature_hash() is SHA-512
             _ => 0x06,
         };
         match self {
@@ -228,6 +252,7 @@ impl Suite {
             Suite::RsaPss(bits) if bits < 7680 => 128,
             Suite::RsaPss(bits) if bits < 15360 => 192,
             Suite::RsaPss(_) => 256,
+            Suite::Ecdsa(Curve::P224) => 112,
             Suite::Ecdsa(Curve::P256) => 128,
             Suite::Ecdsa(Curve::P384) => 192,
             Suite::Ecdsa(Curve::P521) => 256,
@@ -467,6 +492,22 @@ mod tests {
         }
         assert_eq!(KexGroup::from_name("p384"), Some(KexGroup::P384));
         assert_eq!(Suite::from_name("nope"), None);
+        assert_eq!(Suite::from_name("p224"), None);
+        assert_eq!(Suite::from_name("P-224"), None);
+    }
+
+    /// P-224 has no TLS 1.3 signature scheme: its keys and suites are refused with an error.
+    #[test]
+    fn p224_is_refused() {
+        let p224 = Suite::Ecdsa(Curve::P224);
+        assert!(matches!(p224.check(), Err(Error::InvalidKey(_))));
+        assert!(Suite::ALL.iter().all(|s| s.check().is_ok()));
+        let mut rng = <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::seed_from_u64(224);
+        assert!(ServerKey::generate(p224, &mut rng).is_err());
+        let key = batchsig::ecdsa::EcdsaPrivateKey::generate(Curve::P224, &mut rng).unwrap();
+        let pem = key.to_pkcs8_pem().unwrap();
+        let err = ServerKey::from_pem_or_der(pem.as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("TLS 1.3"), "{err}");
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! - Products ([`shaders::Arith`]): u64 arithmetic where the adapter offers `SHADER_INT64`
 //!   (`shaders/mul_int64.wgsl`), else 16×16-bit partial products (`mul_portable.wgsl`; WGSL's
 //!   core has no u64 and no multiply-high). `WgpuOptions::int64 = false` forces the portable one.
-//! - [`ecc`]: `k·G`, `k·Q` and `u₁·G + u₂·Q` on P-256/384/521 in WGSL (`shaders/field.wgsl`,
+//! - [`ecc`]: `k·G`, `k·Q` and `u₁·G + u₂·Q` on P-224/256/384/521 in WGSL (`shaders/field.wgsl`,
 //!   `point.wgsl`, `scalar_mul.wgsl`): field elements in registers (function-scope arrays,
 //!   every limb loop written out, the curve's constants composed in), complete
 //!   Renes–Costello–Batina formulas generated from `batch_core::rcb` ([`ecc::formulas`]),

@@ -223,12 +223,12 @@ pub fn ec_base_windows(curve: Curve) -> usize {
 }
 
 /// Rows of `fe_mul`'s row loop per iteration (`shaders/field.wgsl`): all of them (no loop)
-/// for P-256, one for the wider curves, whose completely unrolled products took llvmpipe
+/// for P-224 and P-256, one for the wider curves, whose completely unrolled products took llvmpipe
 /// 75–230 s per pipeline to compile (P-521; P-384 24–45 s, P-256 11–20 s; measured with
 /// `examples/ec_rate`, 2026-12-01).
 pub fn ec_rows(curve: Curve) -> usize {
     match curve {
-        Curve::P256 => ec_limbs(curve),
+        Curve::P224 | Curve::P256 => ec_limbs(curve),
         Curve::P384 | Curve::P521 => 1,
     }
 }

@@ -1,6 +1,6 @@
 //! `k·G`, `k·Q` and `u₁·G + u₂·Q` on the wgpu backend against the scalar backend through the
 //! shared helper: every curve, batch sizes around the workgroup size (0, 1, 5, 63, 64, 65 on
-//! P-256; fewer on the wider curves: lavapipe runs a P-521 `k·Q` in tens of milliseconds per
+//! P-256; 1, 6, 65 on P-224; fewer on the wider curves: lavapipe runs a P-521 `k·Q` in tens of milliseconds per
 //! job on two cores), edge scalars (0, 1, 2, n−1, n−2, (n−1)/2), the identity as a point and as
 //! a result, and invalid jobs (scalar = n, point off the curve) that must fail alone. One
 //! batch is forced into chunks of 7 jobs to exercise the split path.
@@ -27,6 +27,14 @@ fn ecc_vs_scalar_p256() {
         &[0, 1, 5, 63, 64, 65],
         21,
     );
+}
+
+#[test]
+fn ecc_vs_scalar_p224() {
+    let Some(b) = common::wgpu_or_skip("ecc_vs_scalar_p224") else {
+        return;
+    };
+    check_backend_vs_reference(&scalar(), &b, &[Curve::P224], &[], &[1, 6, 65], 24);
 }
 
 #[test]

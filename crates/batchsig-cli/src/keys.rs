@@ -19,6 +19,7 @@ pub enum KeyAlg {
     Rsa2048,
     Rsa3072,
     Rsa4096,
+    P224,
     P256,
     P384,
     P521,
@@ -145,14 +146,6 @@ impl core::fmt::Debug for PublicKey {
     }
 }
 
-fn curve_name(c: Curve) -> &'static str {
-    match c {
-        Curve::P256 => "P-256",
-        Curve::P384 => "P-384",
-        Curve::P521 => "P-521",
-    }
-}
-
 /// A private key with the scheme it signs with.
 #[derive(Debug)]
 pub enum Signer {
@@ -221,7 +214,7 @@ fn ecdsa_hash(
              --hash",
             s.unwrap_or_default(),
             path.display(),
-            curve_name(curve)
+            Curve::name(curve)
         )
         .into());
     }
@@ -250,7 +243,7 @@ impl Signer {
     pub fn describe(&self) -> String {
         match self {
             Signer::Rsa(k, s) => format!("RSA-{} {}", k.bits(), scheme_name(*s, true)),
-            Signer::Ecdsa(k, h) => format!("{} ECDSA/{}", curve_name(k.curve()), h.name()),
+            Signer::Ecdsa(k, h) => format!("{} ECDSA/{}", Curve::name(k.curve()), h.name()),
         }
     }
 }
@@ -267,7 +260,7 @@ impl Verifier {
     pub fn describe(&self) -> String {
         match self {
             Verifier::Rsa(k, s) => format!("RSA-{} {}", k.bits(), scheme_name(*s, false)),
-            Verifier::Ecdsa(k, h) => format!("{} ECDSA/{}", curve_name(k.curve()), h.name()),
+            Verifier::Ecdsa(k, h) => format!("{} ECDSA/{}", Curve::name(k.curve()), h.name()),
         }
     }
 }
@@ -324,7 +317,7 @@ impl PublicKey {
     pub fn describe(&self) -> String {
         match self {
             PublicKey::Rsa(k) => format!("RSA-{}", k.bits()),
-            PublicKey::Ecdsa(k) => format!("{} ECDSA", curve_name(k.curve())),
+            PublicKey::Ecdsa(k) => format!("{} ECDSA", Curve::name(k.curve())),
         }
     }
 
@@ -419,8 +412,9 @@ pub fn keygen(alg: KeyAlg, out: &Path, pub_out: Option<&Path>, force: bool) -> R
             };
             PrivateKey::Rsa(RsaPrivateKey::generate(&mut rng, bits).map_err(err)?)
         }
-        KeyAlg::P256 | KeyAlg::P384 | KeyAlg::P521 => {
+        KeyAlg::P224 | KeyAlg::P256 | KeyAlg::P384 | KeyAlg::P521 => {
             let curve = match alg {
+                KeyAlg::P224 => Curve::P224,
                 KeyAlg::P256 => Curve::P256,
                 KeyAlg::P384 => Curve::P384,
                 _ => Curve::P521,

@@ -101,8 +101,8 @@ pub struct Common {
     /// key refuses other schemes.
     #[arg(long, value_enum)]
     pub scheme: Option<SchemeArg>,
-    /// ECDSA only: the message hash [default: by curve: P-256 sha256, P-384 sha384, P-521
-    /// sha512].
+    /// ECDSA only: the message hash [default: by curve: P-224 sha224, P-256 sha256, P-384
+    /// sha384, P-521 sha512].
     #[arg(long, value_enum)]
     pub hash: Option<HashArg>,
     /// Backend by name: scalar, avx2, avx512, wgpu, or auto (each operation on the fastest

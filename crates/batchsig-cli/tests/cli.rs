@@ -1,5 +1,5 @@
 //! The built `batchsig` binary end to end: keygen → sign → verify for RSA-2048 (PKCS#1 v1.5,
-//! PSS) and P-256/384/521; signatures exchanged with the `openssl` command both ways; the
+//! PSS) and P-224/256/384/521; signatures exchanged with the `openssl` command both ways; the
 //! JSON-lines mode; tampered items (exit 1, a FAILED line each); bad input (exit 2, a message,
 //! nothing written). Without `openssl` the interop tests skip loudly, and fail under `CI=true`.
 
@@ -176,7 +176,7 @@ fn ecdsa_round_trips_every_curve() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let files = messages(d);
-    for alg in ["p256", "p384", "p521"] {
+    for alg in ["p224", "p256", "p384", "p521"] {
         let (key, public) = ec_key(d, alg);
         let sign: Vec<&str> = cat(&[&["sign", "--key", key.as_str()], &files]);
         batchsig(d, &sign).expect(0, alg);
@@ -251,6 +251,7 @@ fn openssl_verifies_what_batchsig_signs() {
         ),
     ];
     for (alg, hash) in [
+        ("p224", "-sha224"),
         ("p256", "-sha256"),
         ("p384", "-sha384"),
         ("p521", "-sha512"),
@@ -292,10 +293,14 @@ fn batchsig_verifies_what_openssl_signs() {
     let d = dir.path();
     write(d, "m.txt", b"signed by openssl, checked by batchsig");
     // openssl's own keys (and our PKCS#8 key read by openssl).
-    let genpkey: [(&str, &[&str]); 4] = [
+    let genpkey: [(&str, &[&str]); 5] = [
         (
             "rsa",
             &["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"],
+        ),
+        (
+            "p224",
+            &["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-224"],
         ),
         (
             "p256",

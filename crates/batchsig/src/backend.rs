@@ -77,7 +77,8 @@ impl core::fmt::Debug for AutoBackend {
 }
 
 impl AutoBackend {
-    /// Routes `routes`, everything else to `fallback` (which must be available).
+    /// Routes `routes` (the first usable one per operation), everything else to `fallback`
+    /// (which must be available).
     pub fn new(fallback: Arc<dyn Backend>, routes: Vec<(Operation, Arc<dyn Backend>)>) -> Self {
         let supports = |op: &Operation, b: &Arc<dyn Backend>| match op {
             Operation::Modexp | Operation::ModexpVartime => true,
@@ -85,11 +86,20 @@ impl AutoBackend {
                 b.curves().contains(c)
             }
         };
-        let routes = routes
-            .into_iter()
-            .filter(|(op, b)| b.availability().is_available() && supports(op, b))
-            .collect();
-        Self { fallback, routes }
+        // The first usable route for an operation is kept; later ones for it are dropped.
+        let mut kept: Vec<(Operation, Arc<dyn Backend>)> = Vec::new();
+        for (op, b) in routes {
+            if b.availability().is_available()
+                && supports(&op, &b)
+                && !kept.iter().any(|(o, _)| *o == op)
+            {
+                kept.push((op, b));
+            }
+        }
+        Self {
+            fallback,
+            routes: kept,
+        }
     }
 
     /// The routing measured on this project's reference machines (docs/PERF.md,
@@ -102,8 +112,9 @@ impl AutoBackend {
     /// - every curve operation where the CPU has AVX-512 IFMA: `avx512` (Zen 4, one thread,
     ///   batch 1024, `examples/ecbench.rs` in batch-avx512: `k·G` 3.1–4.8× scalar, `k·Q`
     ///   3.6–4.8×, `u₁·G + u₂·Q` 1.8–2.8×, every curve);
-    /// - elsewhere every `k·G` (P-256 sign 1.36–1.6× scalar; P-384 and P-521 at least on par)
-    ///   and `k·Q` on P-384/P-521 (2.2×/1.1× in `avx2bench`): `avx2`;
+    /// - elsewhere, and for P-224 (which avx512 lacks) everywhere, every `k·G` (P-256 sign
+    ///   1.36–1.6× scalar; P-224 1.36–1.57×; P-384 and P-521 at least on par) and `k·Q` on
+    ///   P-224/P-384/P-521 (1.5–1.8×/2.2×/1.1× in `avx2bench`): `avx2`;
     /// - and `k·Q` on P-256 (a tie) and every `u₁·G + u₂·Q`, where four lanes in lockstep lose
     ///   the scalar wNAF's skipped additions (ECDSA verify 0.45–0.8× scalar): scalar.
     ///
@@ -114,10 +125,12 @@ impl AutoBackend {
             (Operation::Modexp, modexp.clone()),
             (Operation::ModexpVartime, modexp),
         ];
+        // The first route listed for an operation wins: avx512 first where it runs, then the
+        // avx2 routes, which serve every curve avx512 lacks (P-224) and every curve without it.
         let avx512 = batch_avx512::Avx512Backend::new();
         if avx512.availability().is_available() {
             let avx512: Arc<dyn Backend> = Arc::new(avx512);
-            for c in Curve::ALL {
+            for &c in avx512.curves() {
                 for op in [
                     Operation::MulBase(c),
                     Operation::MulPoint(c),
@@ -126,16 +139,17 @@ impl AutoBackend {
                     routes.push((op, avx512.clone()));
                 }
             }
-        } else {
-            let avx2: Arc<dyn Backend> = Arc::new(batch_avx2::Avx2Backend::new());
-            routes.extend([
-                (Operation::MulBase(Curve::P256), avx2.clone()),
-                (Operation::MulBase(Curve::P384), avx2.clone()),
-                (Operation::MulBase(Curve::P521), avx2.clone()),
-                (Operation::MulPoint(Curve::P384), avx2.clone()),
-                (Operation::MulPoint(Curve::P521), avx2),
-            ]);
         }
+        let avx2: Arc<dyn Backend> = Arc::new(batch_avx2::Avx2Backend::new());
+        routes.extend([
+            (Operation::MulBase(Curve::P224), avx2.clone()),
+            (Operation::MulBase(Curve::P256), avx2.clone()),
+            (Operation::MulBase(Curve::P384), avx2.clone()),
+            (Operation::MulBase(Curve::P521), avx2.clone()),
+            (Operation::MulPoint(Curve::P224), avx2.clone()),
+            (Operation::MulPoint(Curve::P384), avx2.clone()),
+            (Operation::MulPoint(Curve::P521), avx2),
+        ]);
         Self::new(Arc::new(batch_scalar::ScalarBackend::new()), routes)
     }
 
@@ -256,6 +270,8 @@ mod tests {
         assert_eq!(auto.route(Operation::Modexp).name(), want);
         assert_eq!(auto.route(Operation::ModexpVartime).name(), want);
         for c in Curve::ALL {
+            // avx512 has no P-224: its curve operations take the routes of a CPU without it
+            let ifma = ifma && c != Curve::P224;
             let verify = auto.route(Operation::MulDoubleVartime(c)).name();
             assert_eq!(verify, if ifma { "avx512" } else { "scalar" }, "{c:?}");
             let sign = auto.route(Operation::MulBase(c)).name();

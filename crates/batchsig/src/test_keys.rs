@@ -28,6 +28,7 @@ pub fn rsa(bits: usize) -> RsaPrivateKey {
 /// The PKCS#8 PEM of the fixed ECDSA key on `curve`.
 pub fn ecdsa_pem(curve: crate::Curve) -> &'static str {
     match curve {
+        crate::Curve::P224 => include_str!("../keys/p224.pem"),
         crate::Curve::P256 => include_str!("../keys/p256.pem"),
         crate::Curve::P384 => include_str!("../keys/p384.pem"),
         crate::Curve::P521 => include_str!("../keys/p521.pem"),

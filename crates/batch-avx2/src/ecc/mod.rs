@@ -1,7 +1,7 @@
-//! Elliptic-curve batches on P-256, P-384 and P-521: validation, grouping, affine results.
+//! Elliptic-curve batches on P-224, P-256, P-384 and P-521: validation, grouping, affine results.
 //!
 //! Inputs and outputs are seam types; inside, each curve field is an `N`-digit 4-lane
-//! Montgomery field ([`Field4`]: `N` = 10, 15, 20, chosen so `2^(28·N)` leaves at least 20
+//! Montgomery field ([`Field4`]: `N` = 9, 10, 15, 20, chosen so `2^(28·N)` leaves at least 20
 //! bits of room above `p` for lazy reduction). Each job is validated alone, in the scalar
 //! backend's order (`k·Q`: scalar, then point; `u₁·G + u₂·Q`: `u₁`, `u₂`, `Q`); a bad job gets
 //! its error and its lane computes a harmless stand-in (`k = 0`, `Q = O`). The batch is cut
@@ -23,7 +23,7 @@ pub mod varbase;
 use std::sync::OnceLock;
 
 use batch_core::backend::{check_double_job, check_point_job, check_scalar};
-use batch_core::curve::{CurveDef, P256, P384, P521};
+use batch_core::curve::{CurveDef, P224, P256, P384, P521};
 use batch_core::{AffinePoint, Curve, EcUint, Error, JobResult};
 use rayon::prelude::*;
 
@@ -64,8 +64,13 @@ impl CurveConsts {
         let b = c.p.from_monty(&c.b).0.to_vec();
         let p = crate::digits::modulus_digits(&p_limbs, n).expect("curve primes are valid moduli");
         let comb = CombDigits::new(c, &p, &batch_scalar::ecc::comb::CombTable::new(c, COMB_W));
-        let mut p_minus_2 = p_limbs.clone();
-        p_minus_2[0] -= 2; // p is odd and > 2^64
+        // a full subtraction: P-224's low limb is 1
+        let p_minus_2 =
+            c.p.modulus()
+                .sbb(&batch_core::num::Uint::from_limbs(&[2]).expect("fits"))
+                .0
+                 .0
+                .to_vec();
         Self {
             curve: c.curve,
             n,
@@ -84,10 +89,16 @@ impl CurveConsts {
 }
 
 pub fn consts(curve: Curve) -> &'static CurveConsts {
+    static C224: OnceLock<CurveConsts> = OnceLock::new();
     static C256: OnceLock<CurveConsts> = OnceLock::new();
     static C384: OnceLock<CurveConsts> = OnceLock::new();
     static C521: OnceLock<CurveConsts> = OnceLock::new();
     match curve {
+        Curve::P224 => C224.get_or_init(|| {
+            CurveConsts::new(&P224, 9, |q, w, p| {
+                CombDigits::for_point_vartime(&P224, p, q, w)
+            })
+        }),
         Curve::P256 => C256.get_or_init(|| {
             CurveConsts::new(&P256, 10, |q, w, p| {
                 CombDigits::for_point_vartime(&P256, p, q, w)
@@ -302,10 +313,11 @@ fn run(
                 .collect();
             inputs.resize(inputs.len().next_multiple_of(4), STAND_IN);
             let pts = match cc.n {
+                9 => crate::simd::ec_chunk::<9>(t, cc, op, &inputs),
                 10 => crate::simd::ec_chunk::<10>(t, cc, op, &inputs),
                 15 => crate::simd::ec_chunk::<15>(t, cc, op, &inputs),
                 20 => crate::simd::ec_chunk::<20>(t, cc, op, &inputs),
-                _ => unreachable!("curve widths are 10, 15, 20"),
+                _ => unreachable!("curve widths are 9, 10, 15, 20"),
             };
             chunk
                 .iter()

@@ -67,8 +67,13 @@ impl CurveConsts {
         let b = c.p.from_monty(&c.b).0.to_vec();
         let p = modulus_digits(&p_limbs, n).expect("curve primes are valid moduli");
         let comb = CombDigits::new(c, &p, &batch_scalar::ecc::comb::CombTable::new(c, COMB_W));
-        let mut p_minus_2 = p_limbs.clone();
-        p_minus_2[0] -= 2; // p is odd and > 2^64
+        // a full subtraction: P-224's low limb is 1
+        let p_minus_2 =
+            c.p.modulus()
+                .sbb(&batch_core::num::Uint::from_limbs(&[2]).expect("fits"))
+                .0
+                 .0
+                .to_vec();
         Self {
             curve: c.curve,
             n,
@@ -96,12 +101,19 @@ fn shared_table<const L: usize>(
     CombDigits::for_point_vartime(c, p, q, w)
 }
 
-/// The constants for `curve`, built on first use.
+/// The curves implemented here. P-224 is not among them: its 52-bit constants are untested
+/// until a session with an IFMA CPU runs them, so the backend refuses it with
+/// `Error::Unavailable` and routing sends it elsewhere.
+pub const CURVES: [Curve; 3] = [Curve::P256, Curve::P384, Curve::P521];
+
+/// The constants for `curve`, built on first use; only for [`CURVES`] (the backend refuses
+/// any other curve before calling in here).
 pub fn consts(curve: Curve) -> &'static CurveConsts {
     static C256: OnceLock<CurveConsts> = OnceLock::new();
     static C384: OnceLock<CurveConsts> = OnceLock::new();
     static C521: OnceLock<CurveConsts> = OnceLock::new();
     match curve {
+        Curve::P224 => unreachable!("avx512 refuses P-224 before its EC code runs"),
         Curve::P256 => {
             C256.get_or_init(|| CurveConsts::new(&P256, 6, |q, w, p| shared_table(&P256, q, w, p)))
         }

@@ -363,6 +363,66 @@ impl<const L: usize> MontyParams<L> {
     }
 }
 
+impl<const L: usize> MontyParams<L> {
+    /// A square root in Montgomery form of Montgomery-form `a` for a **prime** `m`, or `None`
+    /// if `a` is not a square. `p ≡ 3 (mod 4)` (P-256, P-384, P-521) takes one power,
+    /// `a^((p+1)/4)`; otherwise (P-224: `p − 1 = 2^96·(2^128 − 1)`) Tonelli–Shanks, with the
+    /// smallest non-residue found by Euler's criterion. Which root comes back is unspecified.
+    /// Variable-time: for public values (point decompression) only.
+    pub fn sqrt_prime_vartime(&self, a: &Uint<L>) -> Option<Uint<L>> {
+        let one = *self.one();
+        if a.is_zero_vartime() {
+            return Some(Uint::ZERO);
+        }
+        let (p_minus_1, _) = self.modulus.sbb(&Uint::ONE);
+        let half = p_minus_1.shr1(); // (p − 1)/2
+        let root = if self.modulus.0[0] & 3 == 3 {
+            let e = half.adc(&Uint::ONE).0.shr1(); // (p + 1)/4
+            self.pow_vartime(a, &e.0)
+        } else {
+            // p − 1 = 2^s·q, q odd
+            let (mut q, mut s) = (p_minus_1, 0u32);
+            while q.0[0] & 1 == 0 {
+                q = q.shr1();
+                s += 1;
+            }
+            let minus_one = self.neg(&one);
+            let mut z = one;
+            loop {
+                z = self.add(&z, &one);
+                if self.pow_vartime(&z, &half.0) == minus_one {
+                    break;
+                }
+            }
+            let mut c = self.pow_vartime(&z, &q.0);
+            let mut t = self.pow_vartime(a, &q.0);
+            let mut r = self.pow_vartime(a, &q.adc(&Uint::ONE).0.shr1().0); // a^((q+1)/2)
+            let mut m = s;
+            while t != one {
+                // the least i with t^(2^i) = 1; none below m: a is not a square
+                let (mut i, mut t2) = (0u32, t);
+                while t2 != one {
+                    t2 = self.square(&t2);
+                    i += 1;
+                    if i == m {
+                        return None;
+                    }
+                }
+                let mut b = c;
+                for _ in 0..m - i - 1 {
+                    b = self.square(&b);
+                }
+                m = i;
+                c = self.square(&b);
+                t = self.mul(&t, &c);
+                r = self.mul(&r, &b);
+            }
+            r
+        };
+        (self.square(&root) == *a).then_some(root)
+    }
+}
+
 impl<const L: usize> zeroize::Zeroize for MontyParams<L> {
     fn zeroize(&mut self) {
         self.modulus.zeroize();
@@ -728,6 +788,48 @@ mod tests {
             check_modulus::<9>(m, &mut rng);
         }
         check_modulus::<2>((BigUint::from(1u8) << 128) - 1u8, &mut rng);
+    }
+
+    /// Square roots: every residue mod 97 (`p − 1 = 2^5·3`, Tonelli–Shanks) and mod 103
+    /// (`p ≡ 3 mod 4`) against squaring all values; on each curve's `p`, random squares come
+    /// back as roots and a square times a non-residue has none.
+    #[test]
+    fn square_roots_mod_primes() {
+        for m in [97u64, 103] {
+            let p = MontyParams::<1>::new(Uint([m]));
+            let squares: std::collections::BTreeSet<u64> = (0..m).map(|x| x * x % m).collect();
+            for a in 0..m {
+                let am = p.to_monty(&Uint([a]));
+                let got = p.sqrt_prime_vartime(&am).map(|r| p.from_monty(&r).0[0]);
+                assert_eq!(got.is_some(), squares.contains(&a), "sqrt {a} mod {m}");
+                if let Some(r) = got {
+                    assert_eq!(r * r % m, a, "sqrt {a} mod {m}");
+                }
+            }
+        }
+        fn curve<const L: usize>(c: &crate::curve::CurveDef<L>, rng: &mut impl rand::Rng) {
+            let f = &c.p;
+            let m = big(f.modulus());
+            // a non-residue: −1 for p ≡ 3 mod 4; for P-224 the smallest one Euler finds
+            let mut z = BigUint::from(2u8);
+            while z.modpow(&((&m - 1u8) >> 1), &m) != &m - 1u8 {
+                z += 1u8;
+            }
+            for _ in 0..8 {
+                let x = rng.gen_biguint_below(&m);
+                let sq = f.to_monty(&from_big(&(&x * &x % &m)));
+                let r = f.sqrt_prime_vartime(&sq).expect("a square has a root");
+                let r = big(&f.from_monty(&r));
+                assert!(r == x || r == (&m - &x) % &m, "{:?}", c.curve);
+                let non = f.to_monty(&from_big(&(&x * &x * &z % &m)));
+                assert_eq!(f.sqrt_prime_vartime(&non), None, "{:?}", c.curve);
+            }
+        }
+        let mut rng = rand::thread_rng();
+        curve(&crate::curve::P224, &mut rng);
+        curve(&crate::curve::P256, &mut rng);
+        curve(&crate::curve::P384, &mut rng);
+        curve(&crate::curve::P521, &mut rng);
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 use std::sync::OnceLock;
 
-use batch_core::curve::{CurveDef, P256, P384, P521};
+use batch_core::curve::{CurveDef, P224, P256, P384, P521};
 use batch_core::num::digits::{from_digits, to_digits, ModulusDigits};
 use batch_core::num::{ct_eq_mask, mask_from_bit, Uint};
 
@@ -72,6 +72,7 @@ impl CombDigits {
 }
 
 /// Window widths (measured on the scalar backend; see the module docs of `ecc`).
+pub const W_P224: usize = 7;
 pub const W_P256: usize = 7;
 pub const W_P384: usize = 7;
 pub const W_P521: usize = 7;
@@ -230,6 +231,12 @@ impl<const L: usize> CombTable<L> {
     }
 }
 
+/// The P-224 table, built on first use.
+pub fn table_p224() -> &'static CombTable<4> {
+    static T: OnceLock<CombTable<4>> = OnceLock::new();
+    T.get_or_init(|| CombTable::new(&P224, W_P224))
+}
+
 /// The P-256 table, built on first use.
 pub fn table_p256() -> &'static CombTable<4> {
     static T: OnceLock<CombTable<4>> = OnceLock::new();
@@ -278,9 +285,11 @@ mod tests {
                 }
             }
         }
+        check(&P224, 9, 28);
         check(&P256, 10, 28);
         check(&P384, 15, 28);
         check(&P521, 20, 28);
+        check(&P224, 5, 52);
         check(&P256, 6, 52);
         check(&P384, 8, 52);
         check(&P521, 11, 52);

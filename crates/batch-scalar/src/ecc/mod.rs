@@ -1,7 +1,7 @@
-//! Elliptic-curve batches on P-256, P-384 and P-521: validation, dispatch, affine results.
+//! Elliptic-curve batches on P-224, P-256, P-384 and P-521: validation, dispatch, affine results.
 //!
 //! Inputs and outputs are seam types ([`EcUint`] canonical little-endian, [`AffinePoint`]);
-//! inside, everything is `L`-limb Montgomery form for the curve's `L` (4, 6, 9), through
+//! inside, everything is `L`-limb Montgomery form for the curve's `L` (4, 4, 6, 9), through
 //! [`CurveDef`]. Each job is validated alone (scalar `< n`, point on the curve; a bad job gets
 //! its error and computes nothing). The batch is cut into chunks of [`CHUNK`] jobs spread over
 //! rayon; a chunk computes projective results, then makes them affine with one inversion
@@ -27,7 +27,7 @@ pub mod straus;
 pub mod varbase;
 
 use batch_core::backend::{check_double_job, check_point_job, check_scalar};
-use batch_core::curve::{CurveDef, P256, P384, P521};
+use batch_core::curve::{CurveDef, P224, P256, P384, P521};
 use batch_core::num::{mask_from_bit, Uint};
 use batch_core::{AffinePoint, Curve, EcUint, Error, JobResult};
 use rayon::prelude::*;
@@ -50,11 +50,23 @@ trait CurveSpec<const L: usize>: 'static {
 }
 
 #[derive(Debug)]
+struct SpecP224;
+#[derive(Debug)]
 struct SpecP256;
 #[derive(Debug)]
 struct SpecP384;
 #[derive(Debug)]
 struct SpecP521;
+
+impl CurveSpec<4> for SpecP224 {
+    #[inline(always)]
+    fn def() -> &'static CurveDef<4> {
+        &P224
+    }
+    fn table() -> &'static CombTable<4> {
+        comb::table_p224()
+    }
+}
 
 impl CurveSpec<4> for SpecP256 {
     #[inline(always)]
@@ -89,6 +101,7 @@ impl CurveSpec<9> for SpecP521 {
 /// `k·G` for each scalar; constant-time in the scalars.
 pub fn mul_base(curve: Curve, scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
     match curve {
+        Curve::P224 => mul_base_with::<4, SpecP224>(scalars),
         Curve::P256 => mul_base_with::<4, SpecP256>(scalars),
         Curve::P384 => mul_base_with::<6, SpecP384>(scalars),
         Curve::P521 => mul_base_with::<9, SpecP521>(scalars),
@@ -102,6 +115,7 @@ pub fn mul_point(
     scalars: &[EcUint],
 ) -> Vec<JobResult<AffinePoint>> {
     match curve {
+        Curve::P224 => mul_point_with::<4, SpecP224>(points, scalars),
         Curve::P256 => mul_point_with::<4, SpecP256>(points, scalars),
         Curve::P384 => mul_point_with::<6, SpecP384>(points, scalars),
         Curve::P521 => mul_point_with::<9, SpecP521>(points, scalars),
@@ -116,6 +130,7 @@ pub fn mul_double_vartime(
     points: &[AffinePoint],
 ) -> Vec<JobResult<AffinePoint>> {
     match curve {
+        Curve::P224 => mul_double_with_vartime::<4, SpecP224>(u1, u2, points),
         Curve::P256 => mul_double_with_vartime::<4, SpecP256>(u1, u2, points),
         Curve::P384 => mul_double_with_vartime::<6, SpecP384>(u1, u2, points),
         Curve::P521 => mul_double_with_vartime::<9, SpecP521>(u1, u2, points),

@@ -163,7 +163,7 @@ pub fn batch_normalize<const L: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use batch_core::curve::{P256, P384, P521};
+    use batch_core::curve::{P224, P256, P384, P521};
 
     fn g<const L: usize>(c: &CurveDef<L>) -> ProjectivePoint<L> {
         ProjectivePoint::from_affine(&AffineMonty { x: c.gx, y: c.gy }, c)
@@ -225,6 +225,7 @@ mod tests {
 
     #[test]
     fn formulas_agree_on_all_curves() {
+        check(&P224);
         check(&P256);
         check(&P384);
         check(&P521);

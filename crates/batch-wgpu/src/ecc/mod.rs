@@ -38,7 +38,7 @@
 //! constant-time too, as in the other backends (only each job's verdict is public).
 
 use batch_core::backend::{check_double_job, check_point_job, check_scalar};
-use batch_core::curve::{CurveDef, P256, P384, P521};
+use batch_core::curve::{CurveDef, P224, P256, P384, P521};
 use batch_core::num::Uint;
 use batch_core::{AffinePoint, Curve, EcUint, Error, JobResult};
 use batch_scalar::ecc::point::{batch_normalize, AffineMonty, ProjectivePoint};
@@ -170,6 +170,7 @@ fn run(
     limits: Limits,
 ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
     match curve {
+        Curve::P224 => run_curve(ctx, &P224, op, jobs, limits),
         Curve::P256 => run_curve(ctx, &P256, op, jobs, limits),
         Curve::P384 => run_curve(ctx, &P384, op, jobs, limits),
         Curve::P521 => run_curve(ctx, &P521, op, jobs, limits),
@@ -192,6 +193,7 @@ pub(crate) fn wgsl_constants(curve: Curve, arith: shaders::Arith) -> String {
         shaders::Arith::Portable => "u",
     };
     match curve {
+        Curve::P224 => constants_of(&P224, suffix),
         Curve::P256 => constants_of(&P256, suffix),
         Curve::P384 => constants_of(&P384, suffix),
         Curve::P521 => constants_of(&P521, suffix),

@@ -1,7 +1,6 @@
 //! ECDSA keys: SEC 1 and PKCS#8 private keys, SubjectPublicKeyInfo and SEC 1 points, PEM or
 //! DER; generation; export. Scalars and coordinates are [`EcUint`] (canonical limbs).
 
-use batch_core::num::Uint;
 use batch_core::{AffinePoint, Backend, Curve, EcUint};
 use der::asn1::ObjectIdentifier;
 use der::{Decode, Encode};
@@ -21,6 +20,7 @@ fn key_err(e: impl core::fmt::Display) -> Error {
 /// The named-curve OID of a curve (RFC 5480).
 pub fn curve_oid(curve: Curve) -> ObjectIdentifier {
     match curve {
+        Curve::P224 => ObjectIdentifier::new_unwrap("1.3.132.0.33"),
         Curve::P256 => ObjectIdentifier::new_unwrap("1.2.840.10045.3.1.7"),
         Curve::P384 => ObjectIdentifier::new_unwrap("1.3.132.0.34"),
         Curve::P521 => ObjectIdentifier::new_unwrap("1.3.132.0.35"),
@@ -149,8 +149,9 @@ impl EcdsaPublicKey {
     }
 }
 
-/// `y` with the given parity from `x`: `√(x³ − 3x + b)`, using `p ≡ 3 (mod 4)` for all
-/// three curves. Variable-time (public keys only).
+/// `y` with the given parity from `x`: `√(x³ − 3x + b)` (batch-core's
+/// `sqrt_prime_vartime`: one power where `p ≡ 3 (mod 4)`, Tonelli–Shanks on P-224).
+/// Variable-time (public keys only).
 fn decompress_y_vartime(curve: Curve, x: &EcUint, parity: u8) -> Option<EcUint> {
     fn go<const L: usize>(
         def: &batch_core::curve::CurveDef<L>,
@@ -161,19 +162,16 @@ fn decompress_y_vartime(curve: Curve, x: &EcUint, parity: u8) -> Option<EcUint> 
         let xm = def.fe_from_seam(x)?;
         let x3 = f.mul(&f.square(&xm), &xm);
         let rhs = f.add(&f.sub(&x3, &f.add(&f.double(&xm), &xm)), &def.b);
-        // (p + 1) / 4
-        let e = f.modulus().adc(&Uint::ONE).0.shr1().shr1();
-        let y = f.pow_vartime(&rhs, &e.0);
-        if f.square(&y) != rhs {
-            return None;
-        }
-        let mut y = def.fe_to_seam(&y);
-        if (y.0[0] & 1) as u8 != parity & 1 {
-            y = def.fe_to_seam(&f.neg(&f.to_monty(&y.resize().expect("fits"))));
-        }
-        Some(y)
+        let y = f.sqrt_prime_vartime(&rhs)?;
+        let y = if (f.from_monty(&y).0[0] & 1) as u8 == parity & 1 {
+            y
+        } else {
+            f.neg(&y)
+        };
+        Some(def.fe_to_seam(&y))
     }
     match curve {
+        Curve::P224 => go(&batch_core::curve::P224, x, parity),
         Curve::P256 => go(&batch_core::curve::P256, x, parity),
         Curve::P384 => go(&batch_core::curve::P384, x, parity),
         Curve::P521 => go(&batch_core::curve::P521, x, parity),

@@ -1,4 +1,4 @@
-//! ECDSA (FIPS 186-5, SEC 1) on P-256, P-384 and P-521 in batches over any [`Backend`].
+//! ECDSA (FIPS 186-5, SEC 1) on P-224, P-256, P-384 and P-521 in batches over any [`Backend`].
 //!
 //! Signing, per job: `e = bits2int(H(m)) mod n`; nonce `k` from RFC 6979, hedged with fresh
 //! randomness by default; the backend computes `R = k·G` for the batch; **`R` is checked to
@@ -13,7 +13,7 @@ mod key;
 pub mod rfc6979;
 mod signature;
 
-use batch_core::curve::{CurveDef, P256, P384, P521};
+use batch_core::curve::{CurveDef, P224, P256, P384, P521};
 use batch_core::num::Uint;
 use batch_core::{Backend, Curve, EcUint, Error, JobResult};
 use rand_core::CryptoRngCore;
@@ -39,6 +39,7 @@ pub enum NonceMode {
 /// The hash a curve is normally paired with (and the one RFC 6979's HMAC uses here).
 pub const fn curve_hash(curve: Curve) -> HashAlg {
     match curve {
+        Curve::P224 => HashAlg::Sha224,
         Curve::P256 => HashAlg::Sha256,
         Curve::P384 => HashAlg::Sha384,
         Curve::P521 => HashAlg::Sha512,
@@ -171,6 +172,7 @@ pub fn sign_batch(
             })
             .collect();
         let res = match curve {
+            Curve::P224 => sign_curve(&P224, backend, hash, &sub)?,
             Curve::P256 => sign_curve(&P256, backend, hash, &sub)?,
             Curve::P384 => sign_curve(&P384, backend, hash, &sub)?,
             Curve::P521 => sign_curve(&P521, backend, hash, &sub)?,
@@ -362,6 +364,7 @@ pub fn verify_batch(
         }
         let sub: Vec<&EcdsaVerifyJob<'_>> = idx.iter().map(|&i| &jobs[i]).collect();
         let res = match curve {
+            Curve::P224 => verify_curve(&P224, backend, hash, &sub)?,
             Curve::P256 => verify_curve(&P256, backend, hash, &sub)?,
             Curve::P384 => verify_curve(&P384, backend, hash, &sub)?,
             Curve::P521 => verify_curve(&P521, backend, hash, &sub)?,
