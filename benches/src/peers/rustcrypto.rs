@@ -19,7 +19,7 @@ use batch_core::Curve;
 pub const NAME: &str = "rustcrypto";
 
 pub fn description() -> String {
-    "RustCrypto rsa 0.9 (PKCS#1 v1.5, blinded) and p256/p384/p521 0.13 (hedged RFC 6979), one \
+    "RustCrypto rsa 0.9 (PKCS#1 v1.5, blinded) and p224/p256/p384/p521 0.13 (hedged RFC 6979), one \
      signature per call, rayon across the threads"
         .into()
 }
