@@ -54,7 +54,7 @@ pub fn sign_digests(
 pub fn run(args: &SignArgs) -> Result<Outcome, Fatal> {
     let c = &args.common;
     crate::set_threads(c.threads)?; // before anything can start rayon's global pool
-    let signer = keys::load_private(&args.key)?.signer(c.scheme, c.hash, &args.key)?;
+    let signer = keys::load_private(&args.key)?.signer(c.scheme, c.hash, c.pss(), &args.key)?;
     let backend = crate::backend(&c.backend)?;
     let batch = c.batch as usize;
     let extra = format!("; {} on backend {}", signer.describe(), backend.name());

@@ -92,7 +92,7 @@ pub fn verify_digests(
 pub fn run(args: &VerifyArgs) -> Result<Outcome, Fatal> {
     let c = &args.common;
     crate::set_threads(c.threads)?; // before anything can start rayon's global pool
-    let verifier = keys::load_public(&args.key)?.verifier(c.scheme, c.hash, &args.key)?;
+    let verifier = keys::load_public(&args.key)?.verifier(c.scheme, c.hash, c.pss(), &args.key)?;
     let backend = crate::backend(&c.backend)?;
     let batch = c.batch as usize;
     let extra = format!("{} on backend {}", verifier.describe(), backend.name());

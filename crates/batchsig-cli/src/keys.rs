@@ -124,6 +124,34 @@ impl HashArg {
     }
 }
 
+/// `--mgf1` / `--salt-len`: RSA-PSS parameters other than the scheme's defaults.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PssArgs {
+    pub mgf1: Option<HashAlg>,
+    pub salt_len: Option<usize>,
+}
+
+impl PssArgs {
+    fn is_empty(self) -> bool {
+        self == Self::default()
+    }
+}
+
+/// `--mgf1`: a `--hash` name, or `sha1` (allowed as MGF1's hash, never as a message hash).
+pub fn parse_mgf1(s: &str) -> Result<HashAlg, String> {
+    if s == "sha1" {
+        return Ok(HashAlg::Sha1);
+    }
+    HASHES
+        .iter()
+        .find(|h| h.0 == s)
+        .map(|h| h.1)
+        .ok_or_else(|| {
+            let names: Vec<&str> = HASHES.iter().map(|h| h.0).collect();
+            format!("unknown hash {s:?}; one of sha1, {}", names.join(", "))
+        })
+}
+
 pub enum PrivateKey {
     Rsa(RsaPrivateKey),
     Ecdsa(EcdsaPrivateKey),
@@ -166,6 +194,7 @@ pub enum Verifier {
 fn rsa_scheme(
     scheme: Option<SchemeArg>,
     hash: Option<HashArg>,
+    pss: PssArgs,
     path: &Path,
     key: &RsaPublicKey,
     verifying: bool,
@@ -193,6 +222,23 @@ fn rsa_scheme(
         (None, None, RsaKeyRestriction::PssAny) => RsaScheme::pss(HashAlg::Sha256),
         (None, None, _) => RsaScheme::pkcs1v15(HashAlg::Sha256),
     };
+    // `--mgf1` / `--salt-len` replace the PSS scheme's own MGF1 hash and salt length.
+    let chosen = match chosen.padding {
+        _ if pss.is_empty() => chosen,
+        RsaPadding::Pss { mgf1, salt_len } => RsaScheme::pss_with(
+            chosen.hash,
+            pss.mgf1.unwrap_or(mgf1),
+            pss.salt_len.or(salt_len),
+        ),
+        RsaPadding::Pkcs1v15 => {
+            return Err(format!(
+                "--mgf1 and --salt-len are for RSA-PSS, but {} signs with {chosen}; choose a \
+                 PSS scheme (e.g. --scheme pss-sha256)",
+                path.display()
+            )
+            .into())
+        }
+    };
     // Signing: the salt length the key's parameters give, so that it is named.
     let allowed = chosen
         .allowed_by(key)
@@ -204,9 +250,18 @@ fn rsa_scheme(
 fn ecdsa_hash(
     scheme: Option<SchemeArg>,
     hash: Option<HashArg>,
+    pss: PssArgs,
     path: &Path,
     curve: Curve,
 ) -> Result<HashAlg, Fatal> {
+    if !pss.is_empty() {
+        return Err(format!(
+            "--mgf1 and --salt-len are for RSA-PSS, but {} is a {} ECDSA key",
+            path.display(),
+            Curve::name(curve)
+        )
+        .into());
+    }
     if let Some(s) = scheme {
         let s = s.to_possible_value().map(|v| v.get_name().to_string());
         return Err(format!(
@@ -266,20 +321,22 @@ impl Verifier {
 }
 
 impl PrivateKey {
-    /// This key with the scheme from `--scheme` / `--hash`, which must fit it.
+    /// This key with the scheme from `--scheme` / `--hash` / `--mgf1` / `--salt-len`, which
+    /// must fit it.
     pub fn signer(
         self,
         scheme: Option<SchemeArg>,
         hash: Option<HashArg>,
+        pss: PssArgs,
         path: &Path,
     ) -> Result<Signer, Fatal> {
         Ok(match self {
             PrivateKey::Rsa(k) => {
-                let s = rsa_scheme(scheme, hash, path, k.public_key(), false)?;
+                let s = rsa_scheme(scheme, hash, pss, path, k.public_key(), false)?;
                 Signer::Rsa(k, s)
             }
             PrivateKey::Ecdsa(k) => {
-                let h = ecdsa_hash(scheme, hash, path, k.curve())?;
+                let h = ecdsa_hash(scheme, hash, pss, path, k.curve())?;
                 Signer::Ecdsa(k, h)
             }
         })
@@ -294,20 +351,22 @@ impl PrivateKey {
 }
 
 impl PublicKey {
-    /// This key with the scheme from `--scheme` / `--hash`, which must fit it.
+    /// This key with the scheme from `--scheme` / `--hash` / `--mgf1` / `--salt-len`, which
+    /// must fit it.
     pub fn verifier(
         self,
         scheme: Option<SchemeArg>,
         hash: Option<HashArg>,
+        pss: PssArgs,
         path: &Path,
     ) -> Result<Verifier, Fatal> {
         Ok(match self {
             PublicKey::Rsa(k) => {
-                let s = rsa_scheme(scheme, hash, path, &k, true)?;
+                let s = rsa_scheme(scheme, hash, pss, path, &k, true)?;
                 Verifier::Rsa(k, s)
             }
             PublicKey::Ecdsa(k) => {
-                let h = ecdsa_hash(scheme, hash, path, k.curve())?;
+                let h = ecdsa_hash(scheme, hash, pss, path, k.curve())?;
                 Verifier::Ecdsa(k, h)
             }
         })

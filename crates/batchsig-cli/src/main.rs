@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use batchsig::Backend;
+use batchsig::{Backend, HashAlg};
 use clap::{Args, Parser, Subcommand};
 
 use keys::{HashArg, KeyAlg, SchemeArg};
@@ -105,6 +105,15 @@ pub struct Common {
     /// sha384, P-521 sha512].
     #[arg(long, value_enum)]
     pub hash: Option<HashArg>,
+    /// RSA-PSS only: MGF1's hash, one of the --hash names or sha1 [default: the message
+    /// hash, or an RSA-PSS key's parameters] (openssl: -sigopt rsa_mgf1_md:HASH).
+    #[arg(long, value_parser = keys::parse_mgf1)]
+    pub mgf1: Option<HashAlg>,
+    /// RSA-PSS only: the salt length in bytes [default: signing, the hash length or the key's;
+    /// verifying, any] (openssl: -sigopt rsa_pss_saltlen:N). When verifying, the salt must
+    /// have exactly this length.
+    #[arg(long)]
+    pub salt_len: Option<usize>,
     /// Backend by name: scalar, avx2, avx512, wgpu, or auto (each operation on the fastest
     /// backend here).
     #[arg(long, default_value = "auto")]
@@ -115,6 +124,16 @@ pub struct Common {
     /// Jobs per library call; larger inputs are streamed in batches of this size.
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..=(batchsig::batch_core::MAX_BATCH as i64)))]
     pub batch: u32,
+}
+
+impl Common {
+    /// `--mgf1` and `--salt-len`.
+    pub fn pss(&self) -> keys::PssArgs {
+        keys::PssArgs {
+            mgf1: self.mgf1,
+            salt_len: self.salt_len,
+        }
+    }
 }
 
 #[derive(Args, Debug)]

@@ -171,6 +171,37 @@ fn rsa2048_round_trips_pkcs1_and_pss() {
     );
 }
 
+/// `--mgf1` and `--salt-len`: a signature made with them verifies with them, and fails
+/// (exit 1) under the scheme's defaults for MGF1, and under another exact salt length.
+#[test]
+fn pss_mgf1_and_salt_length_flags_round_trip() {
+    let (key, public) = rsa_key();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let files = messages(d);
+    let pss = ["--scheme", "pss-sha256"];
+    let opts = ["--mgf1", "sha384", "--salt-len", "40"];
+    batchsig(d, &cat(&[&["sign", "--key", &key], &pss, &opts, &files])).expect(0, "sign");
+    let verify = |extra: &[&str]| {
+        batchsig(
+            d,
+            &cat(&[&["verify", "--key", public.as_str()], &pss, extra, &files]),
+        )
+    };
+    let out = verify(&opts).expect(0, "same parameters");
+    assert!(out.stderr.contains("3 ok, 0 FAILED"), "{}", out.stderr);
+    // any salt length, MGF1 as given
+    verify(&["--mgf1", "sha384"]).expect(0, "any salt length");
+    let out = verify(&[]).expect(1, "MGF1 defaulting to SHA-256");
+    assert_eq!(
+        out.stdout.matches(": FAILED: ").count(),
+        3,
+        "{}",
+        out.stdout
+    );
+    verify(&["--mgf1", "sha384", "--salt-len", "32"]).expect(1, "another salt length");
+}
+
 #[test]
 fn ecdsa_round_trips_every_curve() {
     let dir = tempfile::tempdir().unwrap();
@@ -248,6 +279,28 @@ fn openssl_verifies_what_batchsig_signs() {
             vec!["--scheme", "pss-sha512"],
             "-sha512",
             pss.to_vec(),
+        ),
+        // MGF1 with another hash (SHA-1 allowed there) and a salt length of our choosing.
+        (
+            key.clone(),
+            public.clone(),
+            vec![
+                "--scheme",
+                "pss-sha256",
+                "--mgf1",
+                "sha1",
+                "--salt-len",
+                "20",
+            ],
+            "-sha256",
+            vec![
+                "-sigopt",
+                "rsa_padding_mode:pss",
+                "-sigopt",
+                "rsa_pss_saltlen:20",
+                "-sigopt",
+                "rsa_mgf1_md:sha1",
+            ],
         ),
     ];
     for (alg, hash) in [
@@ -366,6 +419,34 @@ fn batchsig_verifies_what_openssl_signs() {
             "ossl-rsa.pem",
             "ossl-rsa.pub.pem",
             "-sha256",
+            vec![],
+            vec![],
+        ),
+        (
+            "ossl-rsa.pem",
+            "ossl-rsa.pub.pem",
+            "-sha384",
+            vec![
+                "-sigopt",
+                "rsa_padding_mode:pss",
+                "-sigopt",
+                "rsa_pss_saltlen:17",
+                "-sigopt",
+                "rsa_mgf1_md:sha512",
+            ],
+            vec![
+                "--scheme",
+                "pss-sha384",
+                "--mgf1",
+                "sha512",
+                "--salt-len",
+                "17",
+            ],
+        ),
+        (
+            "ossl-p224.pem",
+            "ossl-p224.pub.pem",
+            "-sha224",
             vec![],
             vec![],
         ),
@@ -668,6 +749,27 @@ fn bad_input_exits_2_with_a_message() {
                 "a.txt",
             ],
             "is for RSA keys",
+        ),
+        (
+            vec!["sign", "--key", key, "--mgf1", "sha1", "a.txt"],
+            "--mgf1 and --salt-len are for RSA-PSS",
+        ),
+        (
+            vec!["verify", "--key", &ecpub, "--salt-len", "32", "a.txt"],
+            "--mgf1 and --salt-len are for RSA-PSS",
+        ),
+        (
+            vec![
+                "sign",
+                "--key",
+                key,
+                "--scheme",
+                "pss-sha256",
+                "--mgf1",
+                "md5",
+                "a.txt",
+            ],
+            "unknown hash \"md5\"",
         ),
         (
             vec!["sign", "--key", key, "a.txt", "missing.txt"],
