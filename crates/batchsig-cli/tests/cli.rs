@@ -181,7 +181,7 @@ fn pss_mgf1_and_salt_length_flags_round_trip() {
     let files = messages(d);
     let pss = ["--scheme", "pss-sha256"];
     let opts = ["--mgf1", "sha384", "--salt-len", "40"];
-    batchsig(d, &cat(&[&["sign", "--key", &key], &pss, &opts, &files])).expect(0, "sign");
+    batchsig(d, &cat(&[&["sign", "--key", key], &pss, &opts, &files])).expect(0, "sign");
     let verify = |extra: &[&str]| {
         batchsig(
             d,
