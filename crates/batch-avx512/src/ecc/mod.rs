@@ -68,18 +68,14 @@ impl CurveConsts {
         let p = modulus_digits(&p_limbs, n).expect("curve primes are valid moduli");
         let comb = CombDigits::new(c, &p, &batch_scalar::ecc::comb::CombTable::new(c, COMB_W));
         // a full subtraction: P-224's low limb is 1
-        let p_minus_2 =
-            c.p.modulus()
-                .sbb(&batch_core::num::Uint::from_limbs(&[2]).expect("fits"))
-                .0
-                 .0
-                .to_vec();
+        let two = batch_core::num::Uint::from_limbs(&[2]).expect("fits");
+        let (p_minus_2, _) = c.p.modulus().sbb(&two);
         Self {
             curve: c.curve,
             n,
             field: FieldConsts::new(&p_limbs, &b, n, DIGIT_BITS),
             p,
-            p_minus_2,
+            p_minus_2: p_minus_2.0.to_vec(),
             comb,
             shared_table,
         }
