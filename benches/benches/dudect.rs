@@ -26,7 +26,7 @@ use std::time::Instant;
 
 use batch_core::dev::{ec_scalars, random_modulus, rng};
 use batch_core::{AffinePoint, Backend, Curve, EcUint, ModexpJob};
-use rand::Rng;
+use rand::{Rng, RngExt};
 
 /// Jobs per measured call: one `zmm` group on avx512, two `ymm`/avx2 groups.
 const JOBS: usize = 8;
@@ -121,7 +121,7 @@ fn run_case(case: &mut Case<'_>, samples: usize) -> (f64, String, f64, f64) {
     // class-dependent state, which the t-test duly reports.
     let runs: Vec<(Class, Box<dyn FnOnce() + '_>)> = (0..warmup + samples)
         .map(|_| {
-            let class = if r.gen::<bool>() {
+            let class = if r.random::<bool>() {
                 Class::Fixed
             } else {
                 Class::Random
@@ -217,7 +217,7 @@ fn ec_cases<'a>(b: &'a dyn Backend, curve: Curve) -> Vec<Case<'a>> {
             prepare: Box::new(move |class| {
                 let k = scalars(&mut r2, class);
                 let q: Vec<AffinePoint> = (0..JOBS)
-                    .map(|_| pool[r2.gen_range(0..pool.len())])
+                    .map(|_| pool[r2.random_range(0..pool.len())])
                     .collect();
                 Box::new(move || {
                     black_box(
@@ -235,7 +235,7 @@ fn ec_cases<'a>(b: &'a dyn Backend, curve: Curve) -> Vec<Case<'a>> {
                 let q: Vec<AffinePoint> = match class {
                     Class::Fixed => vec![g; JOBS],
                     Class::Random => (0..JOBS)
-                        .map(|_| pool2[r3.gen_range(0..pool2.len())])
+                        .map(|_| pool2[r3.random_range(0..pool2.len())])
                         .collect(),
                 };
                 Box::new(move || {
@@ -268,7 +268,7 @@ fn modexp_cases<'a>(b: &'a dyn Backend, bits: usize) -> Vec<Case<'a>> {
     let m = random_modulus(&mut r, bits);
     let limbs = m.len();
     let below_m = move |r: &mut rand_chacha::ChaCha20Rng| {
-        let mut x: Vec<u64> = (0..limbs).map(|_| r.gen()).collect();
+        let mut x: Vec<u64> = (0..limbs).map(|_| r.random()).collect();
         x[limbs - 1] &= (1u64 << 62) - 1; // m's top limb has its top bit set (bits % 64 == 0)
         x
     };
@@ -279,7 +279,7 @@ fn modexp_cases<'a>(b: &'a dyn Backend, bits: usize) -> Vec<Case<'a>> {
         e
     };
     let random_exp = move |r: &mut rand_chacha::ChaCha20Rng| {
-        let mut e: Vec<u64> = (0..limbs).map(|_| r.gen()).collect();
+        let mut e: Vec<u64> = (0..limbs).map(|_| r.random()).collect();
         e[limbs - 1] |= 1 << 63;
         e
     };

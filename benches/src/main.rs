@@ -743,7 +743,7 @@ fn tls_identities(suites: &[Suite], args: &Args) -> Result<Vec<ServerIdentity>, 
             .map_err(|e| format!("--tls-chain: {e}"));
     }
     let ca = batch_scalar::ScalarBackend::new();
-    let mut rng = rand_core::OsRng;
+    let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
     let mut issuers: Vec<(Suite, Vec<ServerKey>)> = Vec::new();
     let mut out = Vec::new();
     for &suite in suites {

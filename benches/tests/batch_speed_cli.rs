@@ -304,7 +304,7 @@ fn peers_and_repeated_runs() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.contains("\nrustcrypto — RustCrypto rsa 0.9"),
+        stdout.contains("\nrustcrypto — RustCrypto rsa 0.10"),
         "{stdout}"
     );
     assert!(

@@ -19,7 +19,7 @@ use batch_tls::{wire, x509};
 use batchsig::ecdsa::{EcdsaPrivateKey, EcdsaPublicKey, EcdsaSignature};
 use batchsig::rsa::{RsaPrivateKey, RsaPublicKey, RsaScheme};
 use batchsig::{test_keys, HashAlg};
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
 /// A fuzz target: feeds the bytes to a family of parsers; returns whether any accepted them.
@@ -266,34 +266,34 @@ const BOUNDARY: [u8; 8] = [0x00, 0x01, 0x7f, 0x80, 0x81, 0xfe, 0xff, 0x30];
 /// One to four random edits of `x` (with `pool` for splices).
 pub fn mutate(rng: &mut ChaCha20Rng, x: &[u8], pool: &[Vec<u8>]) -> Vec<u8> {
     let mut v = x.to_vec();
-    for _ in 0..rng.gen_range(1..=4) {
+    for _ in 0..rng.random_range(1..=4) {
         let len = v.len();
-        match rng.gen_range(0..8) {
+        match rng.random_range(0..8) {
             0 if len > 0 => {
-                let i = rng.gen_range(0..len);
-                v[i] ^= 1 << rng.gen_range(0..8);
+                let i = rng.random_range(0..len);
+                v[i] ^= 1 << rng.random_range(0..8);
             }
             1 if len > 0 => {
-                let i = rng.gen_range(0..len);
-                v[i] = BOUNDARY[rng.gen_range(0..BOUNDARY.len())];
+                let i = rng.random_range(0..len);
+                v[i] = BOUNDARY[rng.random_range(0..BOUNDARY.len())];
             }
             2 => {
-                let i = rng.gen_range(0..=len);
-                let n = rng.gen_range(1..=8);
-                let bytes: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
+                let i = rng.random_range(0..=len);
+                let n = rng.random_range(1..=8);
+                let bytes: Vec<u8> = (0..n).map(|_| rng.random()).collect();
                 v.splice(i..i, bytes);
             }
             3 if len > 0 => {
-                let i = rng.gen_range(0..len);
-                let n = rng.gen_range(1..=(len - i).min(16));
+                let i = rng.random_range(0..len);
+                let n = rng.random_range(1..=(len - i).min(16));
                 v.drain(i..i + n);
             }
-            4 if len > 0 => v.truncate(rng.gen_range(0..len)),
+            4 if len > 0 => v.truncate(rng.random_range(0..len)),
             5 if len > 0 => {
                 // nudge a byte by ±1..4: length fields and counts
-                let i = rng.gen_range(0..len);
-                let d = rng.gen_range(1..=4u8);
-                v[i] = if rng.gen() {
+                let i = rng.random_range(0..len);
+                let d = rng.random_range(1..=4u8);
+                v[i] = if rng.random() {
                     v[i].wrapping_add(d)
                 } else {
                     v[i].wrapping_sub(d)
@@ -301,20 +301,20 @@ pub fn mutate(rng: &mut ChaCha20Rng, x: &[u8], pool: &[Vec<u8>]) -> Vec<u8> {
             }
             6 if !pool.is_empty() => {
                 // splice: our head, another input's tail
-                let other = &pool[rng.gen_range(0..pool.len())];
-                let cut = rng.gen_range(0..=len);
-                let from = rng.gen_range(0..=other.len());
+                let other = &pool[rng.random_range(0..pool.len())];
+                let cut = rng.random_range(0..=len);
+                let from = rng.random_range(0..=other.len());
                 v.truncate(cut);
                 v.extend_from_slice(&other[from..]);
             }
             _ if len > 1 => {
                 // duplicate a chunk in place
-                let i = rng.gen_range(0..len - 1);
-                let n = rng.gen_range(1..=(len - i).min(32));
+                let i = rng.random_range(0..len - 1);
+                let n = rng.random_range(1..=(len - i).min(32));
                 let chunk = v[i..i + n].to_vec();
                 v.splice(i..i, chunk);
             }
-            _ => v.push(rng.gen()),
+            _ => v.push(rng.random()),
         }
     }
     v
@@ -352,7 +352,7 @@ pub fn run(
     let mut queue: Vec<Vec<u8>> = corpus.to_vec();
     while report.execs < execs && Instant::now() < deadline {
         let input = queue.pop().unwrap_or_else(|| {
-            let base = &pool[rng.gen_range(0..pool.len())];
+            let base = &pool[rng.random_range(0..pool.len())];
             mutate(&mut rng, base, &pool)
         });
         report.execs += 1;

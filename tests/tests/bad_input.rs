@@ -96,7 +96,7 @@ fn rsa_bad_keys_are_rejected() {
     assert!(RsaPublicKey::new(&[0x80; 256], &[1, 0, 1]).is_err());
     assert!(RsaPublicKey::new(&[0x81; 256], &[1]).is_err());
     assert!(RsaPublicKey::new(&[0x81; 32], &[1, 0, 1]).is_err());
-    assert!(RsaPrivateKey::generate(&mut rand::thread_rng(), 1000).is_err());
+    assert!(RsaPrivateKey::generate(&mut rand::rng(), 1000).is_err());
 }
 
 #[test]
@@ -323,7 +323,7 @@ fn multi_key_batches_mix_keys_and_curves() {
         HashAlg::Sha512,
         &jobs,
         NonceMode::Hedged,
-        &mut rand::thread_rng(),
+        &mut rand::rng(),
     )
     .unwrap();
     let sigs: Vec<EcdsaSignature> = sigs.into_iter().map(Result::unwrap).collect();
@@ -346,8 +346,7 @@ fn multi_key_batches_mix_keys_and_curves() {
         })
         .collect();
     let scheme = RsaScheme::pss(HashAlg::Sha384);
-    let rs =
-        batchsig::rsa::sign_batch(&backend(), scheme, &rjobs, &mut rand::thread_rng()).unwrap();
+    let rs = batchsig::rsa::sign_batch(&backend(), scheme, &rjobs, &mut rand::rng()).unwrap();
     for (i, s) in rs.iter().enumerate() {
         let s = s.as_ref().unwrap();
         assert_eq!(s.len(), rkeys[i % 2].public_key().size());
@@ -381,7 +380,7 @@ fn pss_restricted_key_fails_only_its_jobs() {
             digest: &d,
         },
     ];
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let res = rsa::sign_batch(
         &backend(),
         RsaScheme::pkcs1v15(HashAlg::Sha256),

@@ -10,8 +10,8 @@ fn backend() -> batch_scalar::ScalarBackend {
     batch_scalar::ScalarBackend::new()
 }
 
-fn theirs(bits: usize) -> rsa::RsaPrivateKey {
-    rsa::RsaPrivateKey::from_pkcs8_pem(test_keys::rsa_pem(bits).unwrap()).unwrap()
+fn theirs(bits: usize) -> rsa::PrivateKey {
+    rsa::PrivateKey::from_pkcs8_pem(test_keys::rsa_pem(bits).unwrap()).unwrap()
 }
 
 fn msgs(n: usize) -> Vec<Vec<u8>> {
@@ -25,7 +25,7 @@ fn refs(v: &[Vec<u8>]) -> Vec<&[u8]> {
 }
 
 /// RustCrypto's PKCS#1 v1.5 signature of `msg` with hash `D`.
-fn theirs_pkcs1v15<D>(key: &rsa::RsaPrivateKey, msg: &[u8]) -> Vec<u8>
+fn theirs_pkcs1v15<D>(key: &rsa::PrivateKey, msg: &[u8]) -> Vec<u8>
 where
     D: sha2::Digest + sha2::digest::const_oid::AssociatedOid,
 {
@@ -80,7 +80,7 @@ fn pss_verifies_both_ways() {
             .expect("RustCrypto verifies our PSS signature");
     }
     let sk = rsa::pss::SigningKey::<sha2::Sha256>::new(theirs);
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let their_sigs: Vec<Vec<u8>> = m
         .iter()
         .map(|msg| sk.sign_with_rng(&mut rng, msg).to_vec())
@@ -99,11 +99,11 @@ fn pss_verifies_both_ways() {
 
 #[test]
 fn generated_keys_load_in_rustcrypto_and_sign() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let key = RsaPrivateKey::generate(&mut rng, 2048).unwrap();
     assert_eq!(key.bits(), 2048);
     let pem = key.to_pkcs8_pem().unwrap();
-    let theirs = rsa::RsaPrivateKey::from_pkcs8_pem(&pem).expect("RustCrypto parses our PKCS#8");
+    let theirs = rsa::PrivateKey::from_pkcs8_pem(&pem).expect("RustCrypto parses our PKCS#8");
     theirs.validate().expect("RustCrypto validates our key");
     let again = RsaPrivateKey::from_pem_or_der(pem.as_bytes()).unwrap();
     assert_eq!(again.public_key(), key.public_key());

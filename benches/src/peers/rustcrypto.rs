@@ -1,15 +1,15 @@
-//! The `rustcrypto` peer: the `rsa` (0.9, num-bigint-dig) and `p256`/`p384`/`p521` (0.13)
-//! crates, one signature per call. Built into every `batch-bench` (the crates are in the
+//! The `rustcrypto` peer: the `rsa` (0.10, crypto-bigint) and `p224`/`p256`/`p384`/`p521`
+//! (0.14; p224 0.14.0-rc.15) crates, one signature per call. Built into every `batch-bench` (the crates are in the
 //! workspace for the interoperability tests anyway).
 //!
 //! Signing is randomized as ours is: RSA with blinding (`RandomizedSigner`), ECDSA with hedged
-//! RFC 6979 nonces (`sign_with_rng`). RSA public keys go through `new_with_max_size` so that
+//! RFC 6979 nonces (`sign_with_rng`). RSA public keys go through `new_with_size_limits` so that
 //! RSA-7680 and RSA-15360 keys load (the crate's default limit is 4096 bits).
 
-use rand_core::OsRng;
+use getrandom::SysRng;
 use rsa::pkcs1::DecodeRsaPrivateKey;
 use rsa::signature::{RandomizedSigner, SignatureEncoding, Verifier as _};
-use rsa::BigUint;
+use rsa::BoxedUint;
 
 use super::{SignKey, Signer, Verifier, VerifyKey};
 use crate::alg::Alg;
@@ -19,7 +19,7 @@ use batch_core::Curve;
 pub const NAME: &str = "rustcrypto";
 
 pub fn description() -> String {
-    "RustCrypto rsa 0.9 (PKCS#1 v1.5, blinded) and p224/p256/p384/p521 0.13 (hedged RFC 6979), one \
+    "RustCrypto rsa 0.10 (PKCS#1 v1.5, blinded) and p224/p256/p384/p521 0.14 (hedged RFC 6979), one \
      signature per call, rayon across the threads"
         .into()
 }
@@ -38,7 +38,7 @@ struct RsaSigner(rsa::pkcs1v15::SigningKey<sha2::Sha256>);
 impl Signer for RsaSigner {
     fn sign(&self, msg: &[u8]) -> Result<Vec<u8>, String> {
         self.0
-            .try_sign_with_rng(&mut OsRng, msg)
+            .try_sign_with_rng(&mut SysRng, msg)
             .map(|s| s.to_vec())
             .map_err(|e| format!("rsa: {e}"))
     }
@@ -61,7 +61,7 @@ macro_rules! curve_peer {
             fn sign(&self, msg: &[u8]) -> Result<Vec<u8>, String> {
                 let sig: $krate::ecdsa::Signature = self
                     .0
-                    .try_sign_with_rng(&mut OsRng, msg)
+                    .try_sign_with_rng(&mut SysRng, msg)
                     .map_err(|e| format!("{}: {e}", stringify!($krate)))?;
                 Ok(sig.to_bytes().to_vec())
             }
@@ -87,7 +87,7 @@ pub fn signer(key: &SignKey) -> Result<Box<dyn Signer>, String> {
     let bad = |e: &dyn std::fmt::Display| format!("{NAME} rejected the key: {e}");
     Ok(match key {
         SignKey::Rsa { pkcs1_der, .. } => {
-            let k = rsa::RsaPrivateKey::from_pkcs1_der(pkcs1_der).map_err(|e| bad(&e))?;
+            let k = rsa::PrivateKey::from_pkcs1_der(pkcs1_der).map_err(|e| bad(&e))?;
             Box::new(RsaSigner(rsa::pkcs1v15::SigningKey::new(k)))
         }
         SignKey::Ecdsa { curve, scalar, .. } => match curve {
@@ -111,10 +111,10 @@ pub fn verifier(key: &VerifyKey) -> Result<Box<dyn Verifier>, String> {
     let bad = |e: &dyn std::fmt::Display| format!("{NAME} rejected the public key: {e}");
     Ok(match key {
         VerifyKey::Rsa { n, e, .. } => {
-            let k = rsa::RsaPublicKey::new_with_max_size(
-                BigUint::from_bytes_be(n),
-                BigUint::from_bytes_be(e),
-                16384,
+            let k = rsa::PublicKey::new_with_size_limits(
+                BoxedUint::from_be_slice_vartime(n),
+                BoxedUint::from_be_slice_vartime(e),
+                1024..=16384,
             )
             .map_err(|e| bad(&e))?;
             Box::new(RsaVerifier(rsa::pkcs1v15::VerifyingKey::new(k)))

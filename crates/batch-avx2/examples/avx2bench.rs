@@ -16,7 +16,7 @@ use batch_scalar::ScalarBackend;
 use batchsig::ecdsa::{EcdsaSignJob, NonceMode};
 use batchsig::rsa::{RsaScheme, RsaSignJob};
 use batchsig::{test_keys, HashAlg};
-use rand::Rng;
+use rand::RngExt;
 
 /// CPU seconds used by this process's threads so far (Linux: `/proc/self/task/*/schedstat`,
 /// nanoseconds on the CPU), or `None` elsewhere. On a shared machine CPU time is far less
@@ -90,7 +90,7 @@ fn main() {
             .map(|i| modexp_bases(&mut r, &moduli[i % 2], 5).pop().unwrap())
             .collect();
         let exps: Vec<Vec<u64>> = (0..batch)
-            .map(|_| (0..bits / 64).map(|_| r.gen()).collect())
+            .map(|_| (0..bits / 64).map(|_| r.random()).collect())
             .collect();
         let jobs: Vec<ModexpJob<'_>> = (0..batch)
             .map(|i| ModexpJob {

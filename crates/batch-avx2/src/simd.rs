@@ -459,7 +459,7 @@ cios_row!(
 mod tests {
     use super::*;
     use batch_core::num::{MontyParams, Uint};
-    use rand::{Rng, SeedableRng};
+    use rand::{Rng, RngExt, SeedableRng};
 
     /// `hi·R + t` reduced below `m` (it is `< 2m`), for comparing the raw kernel.
     fn reduced<const L: usize>(t: [u64; L], hi: u64, m: &Uint<L>) -> Uint<L> {
@@ -484,7 +484,7 @@ mod tests {
         half.0[L - 1] = 1 << 63;
         moduli.push(half);
         for top in [1u64, u64::MAX] {
-            let mut m = Uint::<L>(core::array::from_fn(|_| rng.gen()));
+            let mut m = Uint::<L>(core::array::from_fn(|_| rng.random()));
             m.0[0] |= 1;
             m.0[L - 1] = top;
             moduli.push(m);
@@ -504,7 +504,7 @@ mod tests {
             let (m1, _) = m.sbb(&Uint::ONE);
             let mut xs = vec![Uint::ZERO, Uint::ONE, m1];
             for _ in 0..4 {
-                let x = Uint::<L>(core::array::from_fn(|_| rng.gen()));
+                let x = Uint::<L>(core::array::from_fn(|_| rng.random()));
                 xs.push(p.reduce_limbs(&x.0));
             }
             for a in &xs {
@@ -518,7 +518,7 @@ mod tests {
                 let all_ones = Uint::<L>([u64::MAX; L]);
                 assert_eq!(mul(&all_ones, a), p.mul(&all_ones, a));
             }
-            let e: Vec<u64> = (0..L.min(8)).map(|_| rng.gen()).collect();
+            let e: Vec<u64> = (0..L.min(8)).map(|_| rng.random()).collect();
             let a = xs[4];
             assert_eq!(p.pow_in(Some(k), &a, &e, 5), p.pow(&a, &e, 5));
             assert_eq!(p.pow_vartime_in(Some(k), &a, &e), p.pow_vartime(&a, &e));

@@ -467,7 +467,7 @@ impl<S: Lanes, const N: usize> CurveField<S, N> {
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     use batch_core::dev::{random_modulus, rng, to_big};
-    use rand::Rng;
+    use rand::RngExt;
 
     use crate::digits::{modulus_digits, to_digits};
     use crate::modexp::by_width;
@@ -491,7 +491,7 @@ mod tests {
                     0 => &m + &m - 1u8,
                     1 => &m - 1u8,
                     _ => {
-                        let x: Vec<u64> = (0..md.limbs.len()).map(|_| r.gen()).collect();
+                        let x: Vec<u64> = (0..md.limbs.len()).map(|_| r.random()).collect();
                         to_big(&x) % &m
                     }
                 }

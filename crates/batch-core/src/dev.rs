@@ -5,7 +5,7 @@
 //! identity results) and invalid jobs that must fail alone.
 
 use num_bigint::BigUint;
-use rand::{Rng, SeedableRng};
+use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
 use crate::curve::{AffinePoint, Curve, EcUint};
@@ -40,7 +40,7 @@ pub fn from_big(x: &BigUint, limbs: usize) -> Vec<u64> {
 /// A random odd modulus of exactly `bits` bits.
 pub fn random_modulus(rng: &mut impl Rng, bits: usize) -> Vec<u64> {
     let limbs = bits.div_ceil(64);
-    let mut m: Vec<u64> = (0..limbs).map(|_| rng.gen()).collect();
+    let mut m: Vec<u64> = (0..limbs).map(|_| rng.random()).collect();
     let top = bits - 64 * (limbs - 1);
     if top < 64 {
         m[limbs - 1] &= (1u64 << top) - 1;
@@ -61,7 +61,7 @@ pub fn modexp_bases(rng: &mut impl Rng, m: &[u64], count: usize) -> Vec<Vec<u64>
         from_big(&(&mb - 2u8), limbs),
     ];
     while out.len() < count {
-        let v: Vec<u64> = (0..limbs).map(|_| rng.gen()).collect();
+        let v: Vec<u64> = (0..limbs).map(|_| rng.random()).collect();
         out.push(from_big(&(to_big(&v) % &mb), limbs));
     }
     out.truncate(count);
@@ -76,7 +76,7 @@ pub fn modexp_exponents(rng: &mut impl Rng, limbs: usize, count: usize) -> Vec<V
         vec![u64::MAX; limbs],
     ];
     while out.len() < count {
-        out.push((0..limbs).map(|_| rng.gen()).collect());
+        out.push((0..limbs).map(|_| rng.random()).collect());
     }
     out.truncate(count);
     out
@@ -218,7 +218,7 @@ pub fn ec_scalars(rng: &mut impl Rng, curve: Curve, count: usize) -> Vec<EcUint>
         (&n - 1u8) >> 1,
     ];
     while out.len() < count {
-        let v: Vec<u64> = (0..curve.limbs()).map(|_| rng.gen()).collect();
+        let v: Vec<u64> = (0..curve.limbs()).map(|_| rng.random()).collect();
         out.push(to_big(&v) % &n);
     }
     out.truncate(count);

@@ -1,5 +1,5 @@
 //! The scalar backend's `k·G`, `k·Q` and `u₁·G + u₂·Q` against RustCrypto's p224 / p256 /
-//! p384 / p521 (0.13) on all four curves: edge scalars, special points, batch sizes around the chunk
+//! p384 / p521 (0.14) on all four curves: edge scalars, special points, batch sizes around the chunk
 //! size, and invalid jobs mixed into valid batches.
 
 use batch_core::dev::{from_big, rng, to_big};
@@ -7,7 +7,7 @@ use batch_core::num::Uint;
 use batch_core::{AffinePoint, Backend, Curve, EcUint, Error, JobResult};
 use batch_scalar::ScalarBackend;
 use num_bigint::BigUint;
-use rand::Rng;
+use rand::{Rng, RngExt};
 
 /// An independent implementation of one curve.
 trait Reference {
@@ -31,7 +31,7 @@ macro_rules! reference {
             }
 
             fn to_rc(p: &AffinePoint) -> $krate::ProjectivePoint {
-                use $krate::elliptic_curve::sec1::FromEncodedPoint;
+                use $krate::elliptic_curve::sec1::FromSec1Point;
                 if p.infinity {
                     return $krate::ProjectivePoint::IDENTITY;
                 }
@@ -41,15 +41,15 @@ macro_rules! reference {
                 p.y.write_be_bytes(&mut y);
                 let (x, y): ($krate::FieldBytes, $krate::FieldBytes) =
                     (x.iter().copied().collect(), y.iter().copied().collect());
-                let ep = $krate::EncodedPoint::from_affine_coordinates(&x, &y, false);
+                let ep = $krate::Sec1Point::from_affine_coordinates(&x, &y, false);
                 let a: Option<$krate::AffinePoint> =
-                    $krate::AffinePoint::from_encoded_point(&ep).into();
+                    $krate::AffinePoint::from_sec1_point(&ep).into();
                 a.expect("test point on the curve").into()
             }
 
             fn from_rc(p: $krate::ProjectivePoint) -> AffinePoint {
-                use $krate::elliptic_curve::sec1::ToEncodedPoint;
-                let ep = p.to_affine().to_encoded_point(false);
+                use $krate::elliptic_curve::sec1::ToSec1Point;
+                let ep = p.to_affine().to_sec1_point(false);
                 match (ep.x(), ep.y()) {
                     (Some(x), Some(y)) => AffinePoint {
                         x: Uint::from_be_bytes(x).unwrap(),
@@ -125,7 +125,7 @@ fn scalars(curve: Curve, rng: &mut impl Rng, random: usize) -> Vec<EcUint> {
         }
     }
     for _ in 0..random {
-        let limbs: Vec<u64> = (0..curve.limbs()).map(|_| rng.gen()).collect();
+        let limbs: Vec<u64> = (0..curve.limbs()).map(|_| rng.random()).collect();
         v.push(to_big(&limbs) % &n);
     }
     v.iter().map(uint).collect()
@@ -276,7 +276,7 @@ fn p521_vs_rustcrypto() {
 }
 
 fn random_below(rng: &mut impl Rng, n: &BigUint) -> EcUint {
-    let limbs: Vec<u64> = (0..9).map(|_| rng.gen()).collect();
+    let limbs: Vec<u64> = (0..9).map(|_| rng.random()).collect();
     uint(&(to_big(&limbs) % n))
 }
 

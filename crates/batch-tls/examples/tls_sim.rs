@@ -27,7 +27,7 @@ fn main() {
         Some(g) => KexGroup::from_name(g).unwrap_or_else(|| panic!("unknown group {g:?}")),
         None => KexGroup::P256,
     };
-    let mut rng = rand_core::OsRng;
+    let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
     let identities: Vec<ServerIdentity> = match &args[3.min(args.len())..] {
         [chain, key, root] => {
             let read = |p: &String| std::fs::read(p).unwrap_or_else(|e| panic!("{p}: {e}"));

@@ -8,7 +8,7 @@ use batchsig::ecdsa::{
 use batchsig::rsa::{self, RsaPrivateKey, RsaPublicKey, RsaScheme, RsaSignJob, RsaVerifyJob};
 use batchsig::HashAlg;
 use rand_chacha::ChaCha20Rng;
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 
 use crate::x509::{self, ChainOptions};
 use crate::Suite;
@@ -85,7 +85,7 @@ impl ServerKey {
     }
 
     /// A fresh key for `suite` (RSA key generation takes seconds for large sizes).
-    pub fn generate(suite: Suite, rng: &mut impl CryptoRngCore) -> Result<Self, Error> {
+    pub fn generate(suite: Suite, rng: &mut impl CryptoRng) -> Result<Self, Error> {
         suite.check()?;
         match suite {
             Suite::RsaPss(bits) => RsaPrivateKey::generate(rng, bits).map(ServerKey::Rsa),
@@ -182,7 +182,7 @@ impl ServerIdentity {
     pub fn generate(
         backend: &dyn Backend,
         key: ServerKey,
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Result<Self, Error> {
         let suite = key.default_issuer_suite();
         let issuers = [
@@ -198,10 +198,10 @@ impl ServerIdentity {
         key: ServerKey,
         issuers: &[ServerKey],
         options: &ChainOptions,
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Result<Self, Error> {
         use rand_core::SeedableRng;
-        let mut rng = ChaCha20Rng::from_rng(rng).map_err(|e| Error::Rng(e.to_string()))?;
+        let mut rng = ChaCha20Rng::from_rng(rng);
         let (chain, root) = x509::issue_chain(backend, &key, issuers, options, &mut rng)?;
         Self::new(key, chain, root)
     }

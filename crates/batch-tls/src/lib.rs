@@ -44,7 +44,7 @@
 //! use batch_tls::{simulate, ServerIdentity, ServerKey, Suite, TlsSimConfig};
 //! use batchsig::Curve;
 //! let backend = batchsig::backend::default_backend();
-//! let mut rng = rand_core::OsRng;
+//! let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
 //! let key = ServerKey::generate(Suite::Ecdsa(Curve::P256), &mut rng).unwrap();
 //! let identity = ServerIdentity::generate(&*backend, key, &mut rng).unwrap();
 //! let mut config = TlsSimConfig::new(8);

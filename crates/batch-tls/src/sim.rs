@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult};
 use batchsig::ecdsa::EcdsaPublicKey;
 use rand_chacha::ChaCha20Rng;
-use rand_core::{RngCore, SeedableRng};
+use rand_core::{Rng, SeedableRng};
 use rayon::prelude::*;
 use zeroize::Zeroizing;
 
@@ -423,7 +423,7 @@ struct TrustStore {
 /// ```
 /// use batch_tls::{ServerIdentity, ServerKey, Suite, TlsBatch, TlsSimConfig};
 /// let backend = batchsig::backend::default_backend();
-/// let mut rng = rand_core::OsRng;
+/// let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
 /// let key = ServerKey::generate(Suite::Ecdsa(batchsig::Curve::P256), &mut rng).unwrap();
 /// let identity = ServerIdentity::generate(&*backend, key, &mut rng).unwrap();
 /// let mut batch = TlsBatch::new(&*backend, &identity, &TlsSimConfig::new(4)).unwrap();
@@ -480,9 +480,8 @@ impl<'a> TlsBatch<'a> {
         }
         let rng = match config.seed {
             Some(s) => ChaCha20Rng::seed_from_u64(s),
-            None => {
-                ChaCha20Rng::from_rng(rand_core::OsRng).map_err(|e| Error::Rng(e.to_string()))?
-            }
+            None => ChaCha20Rng::try_from_rng(&mut getrandom::SysRng)
+                .map_err(|e| Error::Rng(e.to_string()))?,
         };
         let suite = identity.key().public().suite()?;
         let anchor = x509::parse(identity.trust_anchor())?;

@@ -28,7 +28,7 @@ use x509_cert::ext::Extension;
 use x509_cert::name::Name;
 use x509_cert::serial_number::SerialNumber;
 use x509_cert::time::{Time, Validity};
-use x509_cert::{Certificate, TbsCertificate, Version};
+use x509_cert::{Certificate, Version};
 
 use crate::identity::{sign_digests, CertPublicKey, ServerKey, SigAlg};
 
@@ -162,7 +162,7 @@ impl ParsedCert<'_> {
     /// The issuer's signature (RSA: big-endian, ECDSA: DER).
     pub fn signature(&self) -> Result<&[u8], Error> {
         self.cert
-            .signature
+            .signature()
             .as_bytes()
             .ok_or_else(|| cert_err("signature BIT STRING has unused bits"))
     }
@@ -172,24 +172,24 @@ impl ParsedCert<'_> {
     pub fn public_key(&self) -> Result<CertPublicKey, Error> {
         let spki = self
             .cert
-            .tbs_certificate
-            .subject_public_key_info
+            .tbs_certificate()
+            .subject_public_key_info()
             .to_der()
             .map_err(cert_err)?;
         CertPublicKey::from_spki_der(&spki)
     }
 
     pub fn subject(&self) -> &Name {
-        &self.cert.tbs_certificate.subject
+        self.cert.tbs_certificate().subject()
     }
 
     pub fn issuer(&self) -> &Name {
-        &self.cert.tbs_certificate.issuer
+        self.cert.tbs_certificate().issuer()
     }
 
     /// Whether `now` lies in the validity period (both ends inclusive, §4.1.2.5).
     pub fn valid_at(&self, now: SystemTime) -> bool {
-        let v = &self.cert.tbs_certificate.validity;
+        let v = self.cert.tbs_certificate().validity();
         v.not_before.to_system_time() <= now && now <= v.not_after.to_system_time()
     }
 }
@@ -198,14 +198,14 @@ impl ParsedCert<'_> {
 /// algorithm we support that agrees with the TBS's own (§4.1.1.2).
 pub fn parse(der_bytes: &[u8]) -> Result<ParsedCert<'_>, Error> {
     let cert = Certificate::from_der(der_bytes).map_err(cert_err)?;
-    if cert.signature_algorithm != cert.tbs_certificate.signature {
+    if cert.signature_algorithm() != cert.tbs_certificate().signature() {
         return Err(cert_err(
             "signatureAlgorithm differs from the TBS signature",
         ));
     }
-    let alg = CertSigAlg::from_algorithm_identifier(&cert.signature_algorithm)?;
+    let alg = CertSigAlg::from_algorithm_identifier(cert.signature_algorithm())?;
     let r = SliceReader::new(der_bytes).map_err(cert_err)?;
-    let header = r.peek_header().map_err(cert_err)?;
+    let header = der::Header::peek(&r).map_err(cert_err)?;
     // Skip the outer SEQUENCE header; the next TLV is tbsCertificate.
     let hlen = usize::try_from(header.encoded_len().map_err(cert_err)?).map_err(cert_err)?;
     let mut inner = SliceReader::new(&der_bytes[hlen..]).map_err(cert_err)?;
@@ -291,6 +291,30 @@ fn extension(
     })
 }
 
+/// `TBSCertificate` as issued here (RFC 5280 §4.1; x509-cert 0.3 builds its own type only
+/// through its profile-driven builder, which adds extensions of its own): v3, no unique IDs.
+#[derive(der::Sequence)]
+struct TbsOut {
+    #[asn1(context_specific = "0", default = "Default::default")]
+    version: Version,
+    serial_number: SerialNumber,
+    signature: AlgorithmIdentifierOwned,
+    issuer: Name,
+    validity: Validity,
+    subject: Name,
+    subject_public_key_info: SubjectPublicKeyInfoOwned,
+    #[asn1(context_specific = "3", tag_mode = "EXPLICIT", optional = "true")]
+    extensions: Option<x509_cert::ext::Extensions>,
+}
+
+/// `Certificate` (RFC 5280 §4.1) around a [`TbsOut`].
+#[derive(der::Sequence)]
+struct CertOut {
+    tbs_certificate: TbsOut,
+    signature_algorithm: AlgorithmIdentifierOwned,
+    signature: BitString,
+}
+
 /// RFC 7093 §2 method 1: the leftmost 160 bits of the SHA-256 of the subjectPublicKey bits.
 fn key_id(spki: &SubjectPublicKeyInfoOwned) -> Result<OctetString, Error> {
     let digest = HashAlg::Sha256.digest(spki.subject_public_key.raw_bytes());
@@ -311,10 +335,7 @@ pub fn issue_chain(
     let Some(root_level) = issuers.len().checked_sub(1) else {
         return Err(cert_err("a chain needs at least a root issuer"));
     };
-    let validity = Validity {
-        not_before: time(options.not_before)?,
-        not_after: time(options.not_after)?,
-    };
+    let validity = Validity::new(time(options.not_before)?, time(options.not_after)?);
     let name = |level: usize| -> Result<Name, Error> {
         let cn = match level {
             0 => options.server_name.clone(),
@@ -379,7 +400,7 @@ pub fn issue_chain(
         } else {
             level + 1
         };
-        let tbs = TbsCertificate {
+        let tbs = TbsOut {
             version: Version::V3,
             serial_number: SerialNumber::new(&[0x10, level as u8 + 1]).map_err(cert_err)?,
             signature: alg.algorithm_identifier()?,
@@ -387,8 +408,6 @@ pub fn issue_chain(
             validity,
             subject: name(level)?,
             subject_public_key_info: spki,
-            issuer_unique_id: None,
-            subject_unique_id: None,
             extensions: Some(extensions),
         };
         let tbs_der = tbs.to_der().map_err(cert_err)?;
@@ -396,12 +415,15 @@ pub fn issue_chain(
         let sig = sign_digests(backend, alg.sig_alg(), &[signer], &[&digest], rng)?
             .pop()
             .ok_or(Error::Backend("signing returned no result".into()))??;
-        let cert = Certificate {
+        let cert = CertOut {
             tbs_certificate: tbs,
             signature_algorithm: alg.algorithm_identifier()?,
             signature: BitString::from_bytes(&sig).map_err(cert_err)?,
         };
-        certs.push(cert.to_der().map_err(cert_err)?);
+        let der = cert.to_der().map_err(cert_err)?;
+        // What we wrote must read back as an RFC 5280 certificate.
+        Certificate::from_der(&der).map_err(cert_err)?;
+        certs.push(der);
     }
     let root = certs.pop().expect("at least the root");
     Ok((certs, root))

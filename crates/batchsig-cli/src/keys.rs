@@ -460,7 +460,7 @@ pub fn keygen(alg: KeyAlg, out: &Path, pub_out: Option<&Path>, force: bool) -> R
             }
         }
     }
-    let mut rng = rand_core::OsRng;
+    let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
     let err = |e: batchsig::Error| Fatal(format!("key generation failed: {e}"));
     let key = match alg {
         KeyAlg::Rsa2048 | KeyAlg::Rsa3072 | KeyAlg::Rsa4096 => {

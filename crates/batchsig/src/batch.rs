@@ -14,5 +14,6 @@ pub(crate) fn check_not_empty(len: usize) -> Result<(), Error> {
 
 /// A ChaCha20 generator seeded from the operating system, one per batch call.
 pub(crate) fn os_seeded_rng() -> Result<rand_chacha::ChaCha20Rng, Error> {
-    rand_chacha::ChaCha20Rng::from_rng(rand_core::OsRng).map_err(|e| Error::Rng(e.to_string()))
+    rand_chacha::ChaCha20Rng::try_from_rng(&mut getrandom::SysRng)
+        .map_err(|e| Error::Rng(e.to_string()))
 }

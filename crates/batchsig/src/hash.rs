@@ -198,7 +198,7 @@ impl HashAlg {
     /// HMAC over the concatenated parts.
     pub fn hmac(self, key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
         use hmac::{Mac, SimpleHmac};
-        fn run<D: Digest + digest::core_api::BlockSizeUser>(
+        fn run<D: Digest + digest::block_api::BlockSizeUser>(
             key: &[u8],
             parts: &[&[u8]],
         ) -> Vec<u8> {
@@ -220,7 +220,7 @@ impl HashAlg {
         #[derive(der::Sequence)]
         struct DigestInfo<'a> {
             digest_algorithm: spki::AlgorithmIdentifierRef<'a>,
-            digest: der::asn1::OctetStringRef<'a>,
+            digest: &'a der::asn1::OctetStringRef,
         }
         let info = DigestInfo {
             digest_algorithm: spki::AlgorithmIdentifierRef {

@@ -28,6 +28,8 @@ pub mod ecdsa;
 pub mod encoding;
 pub mod hash;
 pub mod rsa;
+#[cfg(feature = "rustcrypto")]
+pub mod rustcrypto;
 pub mod signer;
 #[cfg(feature = "test-keys")]
 pub mod test_keys;

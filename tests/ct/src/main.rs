@@ -27,7 +27,7 @@ use batchsig::rsa::{RsaPrivateKey, RsaScheme, RsaSignJob};
 use batchsig::HashAlg;
 use der::Decode;
 use rand_chacha::ChaCha20Rng;
-use rand_core::{CryptoRng, RngCore, SeedableRng};
+use rand_core::{Rng, SeedableRng, TryCryptoRng, TryRng};
 
 /// Valgrind memcheck client requests (valgrind.h, memcheck.h): no-ops when not under Valgrind.
 mod valgrind {
@@ -98,27 +98,26 @@ use valgrind::{public, secret};
 /// An RNG whose every output is secret (blinding values, salts, hedging, key generation).
 struct SecretRng(ChaCha20Rng);
 
-impl RngCore for SecretRng {
-    fn next_u32(&mut self) -> u32 {
+impl TryRng for SecretRng {
+    type Error = core::convert::Infallible;
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
         let mut v = self.0.next_u32();
         secret(&mut v);
-        v
+        Ok(v)
     }
-    fn next_u64(&mut self) -> u64 {
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
         let mut v = self.0.next_u64();
         secret(&mut v);
-        v
+        Ok(v)
     }
-    fn fill_bytes(&mut self, dest: &mut [u8]) {
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), Self::Error> {
         self.0.fill_bytes(dest);
         secret(dest);
-    }
-    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand_core::Error> {
-        self.fill_bytes(dest);
         Ok(())
     }
 }
-impl CryptoRng for SecretRng {}
+// Infallible, so `Rng` and `CryptoRng` come from rand_core's blanket impls.
+impl TryCryptoRng for SecretRng {}
 
 /// Jobs per batch: with the AVX2 backend, one 4-lane group plus one job on its scalar tail.
 const BATCH: usize = 5;

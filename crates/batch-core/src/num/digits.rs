@@ -314,14 +314,14 @@ fn shl_limbs(x: &[u64], t: usize) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::Rng;
+    use rand::RngExt;
 
     #[test]
     fn digits_round_trip() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         for bits in [28usize, 52] {
             for limbs in [1usize, 4, 9, 16] {
-                let x: Vec<u64> = (0..limbs).map(|_| rng.gen()).collect();
+                let x: Vec<u64> = (0..limbs).map(|_| rng.random()).collect();
                 let n = (64 * limbs).div_ceil(bits);
                 let d = to_digits(&x, n, bits);
                 assert!(d.iter().all(|&v| v <= digit_mask(bits)));
@@ -359,8 +359,9 @@ mod tests {
     /// RSA-relevant width, on random and edge moduli.
     #[test]
     fn vartime_constants_match_constant_time() {
-        use num_bigint::{BigUint, RandBigInt};
-        let mut rng = rand::thread_rng();
+        use crate::num::rand_big::RandBigInt;
+        use num_bigint::BigUint;
+        let mut rng = rand::rng();
         let one = || BigUint::from(1u8);
         for bits in [
             3usize, 127, 256, 521, 1024, 1536, 2048, 2049, 3072, 4096, 4097, 7680,

@@ -177,7 +177,7 @@ mod tests {
     fn add_back_is_exercised_and_correct() {
         // The add-back step runs with probability about 2/2^64 on uniform limbs; boundary
         // limbs hit it often. Count the hits so this test cannot pass without taking it.
-        use rand::{Rng, SeedableRng};
+        use rand::{RngExt, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         let pick = |rng: &mut rand::rngs::StdRng| -> u64 {
             const EDGE: [u64; 8] = [
@@ -190,20 +190,20 @@ mod tests {
                 (1 << 63) + 1,
                 2,
             ];
-            if rng.gen_bool(0.8) {
-                EDGE[rng.gen_range(0..EDGE.len())]
+            if rng.random_bool(0.8) {
+                EDGE[rng.random_range(0..EDGE.len())]
             } else {
-                rng.gen()
+                rng.random()
             }
         };
         ADD_BACKS.with(|c| c.set(0));
         for _ in 0..20_000 {
-            let n = rng.gen_range(2..6);
+            let n = rng.random_range(2..6);
             let m: Vec<u64> = (0..n).map(|_| pick(&mut rng)).collect();
             if m.iter().all(|&w| w == 0) {
                 continue;
             }
-            let x: Vec<u64> = (0..rng.gen_range(n..n + 6))
+            let x: Vec<u64> = (0..rng.random_range(n..n + 6))
                 .map(|_| pick(&mut rng))
                 .collect();
             assert_eq!(

@@ -199,7 +199,8 @@ pub fn window_for(bits: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use num_bigint::{BigUint, RandBigInt};
+    use crate::num::rand_big::RandBigInt;
+    use num_bigint::BigUint;
 
     fn big(x: &[u64]) -> BigUint {
         BigUint::from_slice(
@@ -211,7 +212,7 @@ mod tests {
 
     #[test]
     fn every_width_matches_num_bigint() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         for bits in [
             3usize, 200, 511, 1024, 1500, 2048, 3000, 3840, 4000, 7680, 9000, 15360,
         ] {
@@ -253,7 +254,7 @@ mod tests {
     /// for random moduli (1024 … 4096 bits, sizes between widths, small ones) and edge ones.
     #[test]
     fn vartime_setup_matches_constant_time() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let one = || BigUint::from(1u8);
         let mut moduli = Vec::new();
         for bits in [

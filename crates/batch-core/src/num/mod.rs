@@ -11,6 +11,40 @@ pub mod dyn_monty;
 pub mod monty;
 pub mod safegcd;
 
+/// Random `BigUint`s for the tests (num-bigint's own `RandBigInt` is tied to rand 0.8).
+#[cfg(test)]
+pub(crate) mod rand_big {
+    use num_bigint::BigUint;
+
+    pub(crate) trait RandBigInt {
+        /// Uniform in `[0, 2^bits)`.
+        fn gen_biguint(&mut self, bits: u64) -> BigUint;
+        /// Uniform in `[0, bound)`, by rejection; `bound` must be nonzero.
+        fn gen_biguint_below(&mut self, bound: &BigUint) -> BigUint;
+    }
+
+    impl<R: rand::Rng + ?Sized> RandBigInt for R {
+        fn gen_biguint(&mut self, bits: u64) -> BigUint {
+            let mut bytes = vec![0u8; bits.div_ceil(8) as usize];
+            self.fill_bytes(&mut bytes);
+            if !bits.is_multiple_of(8) {
+                bytes[0] &= (1u8 << (bits % 8)) - 1;
+            }
+            BigUint::from_bytes_be(&bytes)
+        }
+
+        fn gen_biguint_below(&mut self, bound: &BigUint) -> BigUint {
+            assert!(*bound != BigUint::ZERO, "empty range");
+            loop {
+                let x = self.gen_biguint(bound.bits());
+                if x < *bound {
+                    return x;
+                }
+            }
+        }
+    }
+}
+
 pub use div::{pow2_rem_vartime, rem_vartime};
 pub use dyn_monty::DynMonty;
 pub use monty::{MontKernel, MontyParams};

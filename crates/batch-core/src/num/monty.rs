@@ -712,7 +712,8 @@ const fn mod_double<const L: usize>(x: &Uint<L>, m: &Uint<L>) -> Uint<L> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use num_bigint::{BigUint, RandBigInt};
+    use crate::num::rand_big::RandBigInt;
+    use num_bigint::BigUint;
     use proptest::prelude::*;
 
     fn big<const L: usize>(x: &Uint<L>) -> BigUint {
@@ -768,7 +769,7 @@ mod tests {
 
     #[test]
     fn matches_num_bigint_on_random_moduli() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         for _ in 0..10 {
             let mut m = rng.gen_biguint(256) | BigUint::from(1u8);
             if m.bits() < 2 {
@@ -825,7 +826,7 @@ mod tests {
                 assert_eq!(f.sqrt_prime_vartime(&non), None, "{:?}", c.curve);
             }
         }
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         curve(&crate::curve::P224, &mut rng);
         curve(&crate::curve::P256, &mut rng);
         curve(&crate::curve::P384, &mut rng);
@@ -992,7 +993,7 @@ mod tests {
         // 24 limbs: row-wise reduction of the square; 60: column-wise, and FIPS multiplication.
         #[test]
         fn square_matches_mul_and_num_bigint_24_60(seed in any::<u64>(), s in 0u32..64) {
-            use rand::{Rng, SeedableRng};
+            use rand::{RngExt, SeedableRng};
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
             let (mut m, mut a, mut b) = ([0u64; 60], [0u64; 60], [0u64; 60]);
             for x in [&mut m, &mut a, &mut b] {

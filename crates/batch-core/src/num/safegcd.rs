@@ -315,7 +315,8 @@ fn divsteps_62(mut delta: i64, f0: u64, g0: u64) -> (Trans, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use num_bigint::{BigUint, RandBigInt};
+    use crate::num::rand_big::RandBigInt;
+    use num_bigint::BigUint;
 
     fn limbs(x: &BigUint, n: usize) -> Vec<u64> {
         let mut v = x.to_u64_digits();
@@ -352,7 +353,7 @@ mod tests {
 
     #[test]
     fn matches_num_bigint_at_every_width() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let one = BigUint::from(1u8);
         for bits in [
             3usize, 64, 65, 127, 192, 255, 256, 384, 521, 576, 1024, 1536, 2048, 3072, 4096, 7680,
@@ -382,7 +383,7 @@ mod tests {
 
     #[test]
     fn fixed_size_forms_match() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let one = BigUint::from(1u8);
         for _ in 0..20 {
             let m = rng.gen_biguint(256) | &one | (&one << 255u32);

@@ -260,7 +260,7 @@ mod tests {
     use super::*;
     use batch_core::dev::to_big;
     use num_bigint::BigInt;
-    use rand::Rng;
+    use rand::RngExt;
 
     /// The digit form holds each entry's coordinates as `x·2^(b·N) mod p` in `N` digits of `b`
     /// bits, at the SIMD backends' sizes (28-bit and 52-bit digits), for `G` and another point.
@@ -298,12 +298,17 @@ mod tests {
     /// Σ d_i·2^(w·i) reconstructs k, with |d_i| ≤ 2^(w−1), for edge and random scalars.
     #[test]
     fn booth_digits_reconstruct_the_scalar() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         for w in [4usize, 5, 6, 7, 8] {
             let bits = 256;
             let mut ks = vec![Uint::<4>::ZERO, Uint::ONE, Uint([u64::MAX; 4])];
             for _ in 0..50 {
-                ks.push(Uint([rng.gen(), rng.gen(), rng.gen(), rng.gen()]));
+                ks.push(Uint([
+                    rng.random(),
+                    rng.random(),
+                    rng.random(),
+                    rng.random(),
+                ]));
             }
             ks.push(Uint([0, 0, 0, 1 << 63]));
             for k in ks {

@@ -249,11 +249,11 @@ mod tests {
     use super::*;
     use batch_core::dev::to_big;
     use num_bigint::BigInt;
-    use rand::Rng;
+    use rand::RngExt;
 
     #[test]
     fn wnaf_reconstructs_and_is_sparse() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         for w in [2usize, 4, 5, 7, 8] {
             let mut ks = vec![
                 Uint::<4>::ZERO,
@@ -262,7 +262,12 @@ mod tests {
                 Uint([0, 0, 0, 1 << 63]),
             ];
             for _ in 0..50 {
-                ks.push(Uint([rng.gen(), rng.gen(), rng.gen(), rng.gen()]));
+                ks.push(Uint([
+                    rng.random(),
+                    rng.random(),
+                    rng.random(),
+                    rng.random(),
+                ]));
             }
             for k in ks {
                 let naf = wnaf_vartime(&k, w, 256);

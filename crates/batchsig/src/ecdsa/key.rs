@@ -4,7 +4,7 @@
 use batch_core::{AffinePoint, Backend, Curve, EcUint};
 use der::asn1::ObjectIdentifier;
 use der::{Decode, Encode};
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
 use crate::encoding::pem_or_der;
@@ -202,7 +202,7 @@ impl EcdsaPrivateKey {
 
     /// A fresh key from `rng` (rejection sampling in `[1, n)`, constant-time in the candidate:
     /// only whether it was rejected is public).
-    pub fn generate(curve: Curve, rng: &mut impl CryptoRngCore) -> Result<Self, Error> {
+    pub fn generate(curve: Curve, rng: &mut impl CryptoRng) -> Result<Self, Error> {
         let mut buf = Zeroizing::new(vec![0u8; curve.field_bytes()]);
         loop {
             rng.fill_bytes(&mut buf);
@@ -271,7 +271,7 @@ impl EcdsaPrivateKey {
 
     /// PKCS#8 `PrivateKeyInfo` DER with `id-ecPublicKey`.
     pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, Error> {
-        let info = pkcs8::PrivateKeyInfo::from_der(der).map_err(key_err)?;
+        let info = pkcs8::PrivateKeyInfoRef::from_der(der).map_err(key_err)?;
         if info.algorithm.oid != EC_PUBLIC_KEY {
             return Err(key_err(format!(
                 "not an EC key (algorithm {})",
@@ -279,7 +279,7 @@ impl EcdsaPrivateKey {
             )));
         }
         let curve = curve_from_oid(&info.algorithm.parameters_oid().map_err(key_err)?)?;
-        Self::from_sec1_der(info.private_key, Some(curve))
+        Self::from_sec1_der(info.private_key.as_bytes(), Some(curve))
     }
 
     /// `PRIVATE KEY` (PKCS#8) PEM, as `openssl genpkey` writes.
@@ -296,12 +296,12 @@ impl EcdsaPrivateKey {
             .map_err(key_err)?,
         );
         let oid = curve_oid(self.curve());
-        let info = pkcs8::PrivateKeyInfo::new(
+        let info = pkcs8::PrivateKeyInfoRef::new(
             spki::AlgorithmIdentifierRef {
                 oid: EC_PUBLIC_KEY,
                 parameters: Some((&oid).into()),
             },
-            &sec1,
+            der::asn1::OctetStringRef::new(&sec1).map_err(key_err)?,
         );
         let der = Zeroizing::new(info.to_der().map_err(key_err)?);
         Ok(Zeroizing::new(
@@ -318,7 +318,7 @@ mod tests {
     #[test]
     fn compressed_points_decode_to_the_same_key() {
         for curve in Curve::ALL {
-            let mut rng = rand::thread_rng();
+            let mut rng = rand::rng();
             let k = EcdsaPrivateKey::generate(curve, &mut rng).unwrap();
             let full = k.public_key().to_sec1_bytes();
             let fb = curve.field_bytes();

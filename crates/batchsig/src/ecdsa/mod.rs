@@ -16,7 +16,7 @@ mod signature;
 use batch_core::curve::{CurveDef, P224, P256, P384, P521};
 use batch_core::num::Uint;
 use batch_core::{Backend, Curve, EcUint, Error, JobResult};
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use rayon::prelude::*;
 use zeroize::Zeroizing;
 
@@ -136,7 +136,7 @@ pub fn sign_batch(
     hash: HashAlg,
     jobs: &[EcdsaSignJob<'_>],
     nonce: NonceMode,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<Vec<JobResult<EcdsaSignature>>, Error> {
     check_not_empty(jobs.len())?;
     hash.check_signing()?;

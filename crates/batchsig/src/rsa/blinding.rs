@@ -84,11 +84,7 @@ pub(crate) struct Plan {
 }
 
 /// Takes `key`'s cached chain and draws the randomness for `jobs` jobs of it.
-pub(crate) fn plan(
-    key: &RsaPrivateKey,
-    jobs: usize,
-    rng: &mut impl rand_core::CryptoRngCore,
-) -> Plan {
+pub(crate) fn plan(key: &RsaPrivateKey, jobs: usize, rng: &mut impl rand_core::CryptoRng) -> Plan {
     let cached = if jobs > 0 { key.blinding.take() } else { None };
     let from_cache = cached.as_ref().map_or(0, |c| c.left.min(jobs));
     let fresh = (0..(jobs - from_cache).div_ceil(BLINDING_CHAIN))

@@ -12,7 +12,7 @@
 
 use batch_core::num::{bits_vartime, limbs_from_be_bytes, limbs_to_be_bytes, DynMonty};
 use der::{Decode, Encode};
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
 use super::nat;
@@ -60,12 +60,13 @@ fn restriction_of(alg: &spki::AlgorithmIdentifierRef<'_>) -> Result<RsaKeyRestri
     let Some(params) = alg.parameters else {
         return Ok(RsaKeyRestriction::PssAny);
     };
-    let params: pkcs1::RsaPssParams<'_> = params
+    // Decoded owned: pkcs1 0.8 decodes the borrowed form only from `'static` input.
+    let params: pkcs1::RsaPssParamsOwned = params
         .decode_as()
         .map_err(|e| key_err(format!("RSASSA-PSS-params: {e}")))?;
-    let hash_of = |a: &spki::AlgorithmIdentifierRef<'_>, what: &str| {
+    let hash_of = |a: &spki::AlgorithmIdentifierOwned, what: &str| {
         // Hash AlgorithmIdentifiers: parameters NULL or absent (RFC 4055 §2.1).
-        if a.parameters.is_some_and(|p| !p.is_null()) {
+        if a.parameters.as_ref().is_some_and(|p| !p.is_null()) {
             return Err(key_err(format!("RSASSA-PSS-params: {what} has parameters")));
         }
         crate::HashAlg::from_oid(a.oid)
@@ -272,7 +273,7 @@ impl RsaPublicKey {
 
     /// PKCS#1 `RSAPublicKey` DER.
     pub fn from_pkcs1_der(der: &[u8]) -> Result<Self, Error> {
-        let k = pkcs1::RsaPublicKey::from_der(der).map_err(key_err)?;
+        let k = pkcs1::RsaPublicKeyRef::from_der(der).map_err(key_err)?;
         Self::new(k.modulus.as_bytes(), k.public_exponent.as_bytes())
     }
 
@@ -415,7 +416,7 @@ impl RsaPrivateKey {
 
     /// PKCS#1 `RSAPrivateKey` DER.
     pub fn from_pkcs1_der(der: &[u8]) -> Result<Self, Error> {
-        let k = pkcs1::RsaPrivateKey::from_der(der).map_err(key_err)?;
+        let k = pkcs1::RsaPrivateKeyRef::from_der(der).map_err(key_err)?;
         if k.other_prime_infos.is_some() {
             return Err(key_err("multi-prime RSA keys are not supported"));
         }
@@ -434,9 +435,9 @@ impl RsaPrivateKey {
     /// PKCS#8 `PrivateKeyInfo` DER with `rsaEncryption` or `id-RSASSA-PSS` (RFC 4055; its
     /// parameters become the key's [`RsaKeyRestriction`]).
     pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, Error> {
-        let info = pkcs8::PrivateKeyInfo::from_der(der).map_err(key_err)?;
+        let info = pkcs8::PrivateKeyInfoRef::from_der(der).map_err(key_err)?;
         let restriction = restriction_of(&info.algorithm)?;
-        let mut key = Self::from_pkcs1_der(info.private_key)?;
+        let mut key = Self::from_pkcs1_der(info.private_key.as_bytes())?;
         key.public.restriction = restriction;
         Ok(key)
     }
@@ -490,8 +491,10 @@ impl RsaPrivateKey {
     pub fn to_pkcs8_pem(&self) -> Result<Zeroizing<String>, Error> {
         let pkcs1 = self.to_pkcs1_der()?;
         let mut params = Vec::new();
-        let info =
-            pkcs8::PrivateKeyInfo::new(algorithm_of(self.public.restriction, &mut params)?, &pkcs1);
+        let info = pkcs8::PrivateKeyInfoRef::new(
+            algorithm_of(self.public.restriction, &mut params)?,
+            der::asn1::OctetStringRef::new(&pkcs1).map_err(key_err)?,
+        );
         let der = Zeroizing::new(info.to_der().map_err(key_err)?);
         Ok(Zeroizing::new(
             der::pem::encode_string("PRIVATE KEY", der::pem::LineEnding::LF, &der)
@@ -501,7 +504,7 @@ impl RsaPrivateKey {
 
     /// Generates a two-prime key with `e = 65537` and a modulus of exactly `bits` bits
     /// (2048, 3072 or 4096 recommended; any multiple of 2 in 1024..=8192 accepted).
-    pub fn generate(rng: &mut impl CryptoRngCore, bits: usize) -> Result<Self, Error> {
+    pub fn generate(rng: &mut impl CryptoRng, bits: usize) -> Result<Self, Error> {
         if !(1024..=8192).contains(&bits) || !bits.is_multiple_of(2) {
             return Err(key_err(format!(
                 "key generation supports even sizes 1024..=8192 bits, not {bits}"
@@ -567,7 +570,7 @@ mod tests {
         .unwrap()
     }
 
-    fn with_params(p: &pkcs1::RsaPssParams<'_>) -> Result<RsaPublicKey, Error> {
+    fn with_params(p: &pkcs1::RsaPssParamsRef<'static>) -> Result<RsaPublicKey, Error> {
         let der = p.to_der().unwrap();
         RsaPublicKey::from_spki_der(&spki_with(spki::AlgorithmIdentifierRef {
             oid: ID_RSASSA_PSS,
@@ -585,7 +588,7 @@ mod tests {
     #[test]
     fn rsassa_pss_params_parse_with_defaults() {
         // Empty RSASSA-PSS-params: RFC 4055's defaults.
-        let k = with_params(&pkcs1::RsaPssParams::default()).unwrap();
+        let k = with_params(&pkcs1::RsaPssParamsRef::default()).unwrap();
         assert_eq!(
             k.restriction(),
             RsaKeyRestriction::Pss {
@@ -594,7 +597,7 @@ mod tests {
                 salt_len: 20
             }
         );
-        let mut p = pkcs1::RsaPssParams::new::<sha3::Sha3_256>(40);
+        let mut p = pkcs1::RsaPssParamsRef::new::<sha3::Sha3_256>(40);
         p.mask_gen.parameters = Some(ai(HashAlg::Sha512.oid()));
         let k = with_params(&p).unwrap();
         assert_eq!(
@@ -616,19 +619,19 @@ mod tests {
             other => panic!("expected InvalidKey, got {other:?}"),
         };
         // A mask generation function other than MGF1.
-        let mut p = pkcs1::RsaPssParams::new::<sha2::Sha256>(32);
+        let mut p = pkcs1::RsaPssParamsRef::new::<sha2::Sha256>(32);
         p.mask_gen.oid = HashAlg::Sha256.oid();
         assert!(err(with_params(&p)).contains("mask generation"));
         // A hash batchsig does not implement (SHAKE128, 2.16.840.1.101.3.4.2.11).
         let shake = der::asn1::ObjectIdentifier::new_unwrap("2.16.840.1.101.3.4.2.11");
-        let mut p = pkcs1::RsaPssParams::new::<sha2::Sha256>(32);
+        let mut p = pkcs1::RsaPssParamsRef::new::<sha2::Sha256>(32);
         p.hash = ai(shake);
         assert!(err(with_params(&p)).contains("unsupported hash"));
-        let mut p = pkcs1::RsaPssParams::new::<sha2::Sha256>(32);
+        let mut p = pkcs1::RsaPssParamsRef::new::<sha2::Sha256>(32);
         p.mask_gen.parameters = Some(ai(shake));
         assert!(err(with_params(&p)).contains("unsupported MGF1 hash"));
         // MGF1 without its hash.
-        let mut p = pkcs1::RsaPssParams::new::<sha2::Sha256>(32);
+        let mut p = pkcs1::RsaPssParamsRef::new::<sha2::Sha256>(32);
         p.mask_gen.parameters = None;
         assert!(err(with_params(&p)).contains("MGF1 without"));
         // NULL instead of a SEQUENCE; trailer field 2; salt 300 (over the INTEGER's range).

@@ -19,7 +19,7 @@
 
 use batch_core::ct::{declassify_mask, eq_mask, is_zero_mask};
 use batch_core::num::{ct_eq_mask, mask_from_bit, sbb, DynMonty};
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 
 use super::nat;
 
@@ -161,7 +161,7 @@ impl Sieve {
 
 /// A random prime of exactly `bits` bits (top two bits set) with `p − 1` coprime to the
 /// prime `e` (`2 < e < 2³¹`).
-pub(crate) fn random_prime(rng: &mut impl CryptoRngCore, bits: usize, e: u64) -> Vec<u64> {
+pub(crate) fn random_prime(rng: &mut impl CryptoRng, bits: usize, e: u64) -> Vec<u64> {
     let limbs = bits.div_ceil(64);
     let rounds = if bits >= 1536 { 4 } else { 5 };
     // The last modulus is `e`: a candidate ≡ 1 (mod e) has e | p − 1.
@@ -190,7 +190,7 @@ pub(crate) fn random_prime(rng: &mut impl CryptoRngCore, bits: usize, e: u64) ->
 
 /// Miller–Rabin with `rounds` random bases in `[2, c − 2]`. Constant-time in `c` and the
 /// bases except for each round's verdict (see the module header).
-fn miller_rabin(rng: &mut impl CryptoRngCore, c: &[u64], rounds: usize) -> bool {
+fn miller_rabin(rng: &mut impl CryptoRng, c: &[u64], rounds: usize) -> bool {
     let m = DynMonty::new(c).expect("odd candidate");
     let cm1 = nat::sub(c, &[1]);
     let (s, d) = split_twos_ct(&cm1);
@@ -302,11 +302,11 @@ mod tests {
     use super::*;
     use batch_core::dev::to_big;
     use num_bigint::BigUint;
-    use rand::RngCore;
+    use rand::Rng;
 
     #[test]
     fn miller_rabin_separates_primes_from_composites() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         // 2^127 − 1 is prime; 2^128 + 1 = 59649589127497217 · 5704689200685129054721 is not.
         let m127 = vec![u64::MAX, u64::MAX >> 1];
         assert!(miller_rabin(&mut rng, &m127, 8));
@@ -334,7 +334,7 @@ mod tests {
 
     #[test]
     fn inverse_of_e() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let mut ms = vec![
             vec![0x1234_5678_9abc_def0u64, 0xfeed_beef],
             vec![2],
@@ -368,7 +368,7 @@ mod tests {
 
     #[test]
     fn sieve_residues_match_num_bigint() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let moduli: Vec<u64> = small_primes()
             .iter()
             .copied()
@@ -409,7 +409,7 @@ mod tests {
 
     #[test]
     fn random_primes_are_prime_and_avoid_e() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         for bits in [256usize, 512, 1000] {
             let p = random_prime(&mut rng, bits, 65537);
             let big = to_big(&p);

@@ -28,7 +28,7 @@ pub mod padding;
 
 use batch_core::num::{limbs_from_be_bytes, limbs_to_be_bytes, DynMonty};
 use batch_core::{Backend, Error, JobResult, ModexpJob};
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use rayon::prelude::*;
 use zeroize::Zeroizing;
 
@@ -258,7 +258,7 @@ pub fn sign_batch(
     backend: &dyn Backend,
     scheme: RsaScheme,
     jobs: &[RsaSignJob<'_>],
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<Vec<JobResult<Vec<u8>>>, Error> {
     check_not_empty(jobs.len())?;
     scheme.hash.check_signing()?;
