@@ -20,6 +20,11 @@
 //! assert!(ok.iter().all(Result::is_ok));
 //! # }
 //! ```
+//!
+//! Cargo features: `wgpu` (the GPU backend, on by default), `rustcrypto` (conversions to and
+//! from RustCrypto's key and signature types, module `rustcrypto`, on by default) and
+//! `test-keys`.
+//! The [`signer`] module implements the `signature` crate's traits for one-at-a-time use.
 #![forbid(unsafe_code)]
 
 pub mod backend;
