@@ -39,7 +39,7 @@ use elliptic_curve::sec1::{FromSec1Point, ModulusSize, ToSec1Point};
 use elliptic_curve::{AffinePoint, CurveArithmetic, FieldBytesSize};
 use zeroize::Zeroizing;
 
-use crate::ecdsa::{curve_oid, EcdsaPrivateKey, EcdsaPublicKey, EcdsaSignature};
+use crate::ecdsa::{curve_from_oid, EcdsaPrivateKey, EcdsaPublicKey, EcdsaSignature};
 use crate::rsa::{RsaPrivateKey, RsaPublicKey};
 use crate::{Curve, Error};
 
@@ -49,10 +49,7 @@ fn key_err(e: impl core::fmt::Display) -> Error {
 
 /// batchsig's curve for RustCrypto's `C`, by its OID.
 fn curve_of<C: AssociatedOid>() -> Result<Curve, Error> {
-    Curve::ALL
-        .into_iter()
-        .find(|&c| curve_oid(c) == C::OID)
-        .ok_or_else(|| key_err(format!("unsupported curve {}", C::OID)))
+    curve_from_oid(&C::OID)
 }
 
 /// `Ok` when batchsig's `curve` is `C`.

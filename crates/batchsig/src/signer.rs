@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use batch_core::Backend;
-use digest::{Digest, FixedOutput, Update};
+use digest::{Digest, Update};
 use rand_core::{SeedableRng, TryCryptoRng};
 
 use crate::ecdsa::{curve_hash, EcdsaPrivateKey, EcdsaPublicKey, EcdsaSignature, NonceMode};
@@ -44,12 +44,12 @@ fn hash_of<D: const_oid::AssociatedOid>() -> Result<HashAlg, signature::Error> {
 }
 
 /// `f` applied to a fresh `D`, finished.
-fn run_digest<D: Digest + Update + FixedOutput + Default>(
+fn run_digest<D: Digest + Update>(
     f: impl Fn(&mut D) -> Result<(), signature::Error>,
 ) -> Result<Vec<u8>, signature::Error> {
-    let mut d = D::default();
+    let mut d = <D as Digest>::new();
     f(&mut d)?;
-    Ok(FixedOutput::finalize_fixed(d).to_vec())
+    Ok(Digest::finalize(d).to_vec())
 }
 
 impl signature::Signer<EcdsaSignature> for EcdsaPrivateKey {
@@ -85,7 +85,7 @@ impl signature::RandomizedSigner<EcdsaSignature> for EcdsaPrivateKey {
 
 impl<D> signature::DigestSigner<D, EcdsaSignature> for EcdsaPrivateKey
 where
-    D: Digest + Update + FixedOutput + Default + const_oid::AssociatedOid,
+    D: Digest + Update + const_oid::AssociatedOid,
 {
     /// Signs the digest `f` builds, with a hedged nonce; `D` is any hash batchsig signs with
     /// (its OID says which), not only the curve's own.
@@ -123,7 +123,7 @@ impl signature::Verifier<EcdsaSignature> for EcdsaPublicKey {
 
 impl<D> signature::DigestVerifier<D, EcdsaSignature> for EcdsaPublicKey
 where
-    D: Digest + Update + FixedOutput + Default + const_oid::AssociatedOid,
+    D: Digest + Update + const_oid::AssociatedOid,
 {
     fn verify_digest<F: Fn(&mut D) -> Result<(), signature::Error>>(
         &self,
@@ -227,7 +227,7 @@ impl signature::RandomizedSigner<RsaSignature> for RsaSigner {
 
 impl<D> signature::DigestSigner<D, RsaSignature> for RsaSigner
 where
-    D: Digest + Update + FixedOutput + Default + const_oid::AssociatedOid,
+    D: Digest + Update + const_oid::AssociatedOid,
 {
     /// `D` must be the scheme's hash (an RSA scheme names its hash).
     fn try_sign_digest<F: Fn(&mut D) -> Result<(), signature::Error>>(
@@ -314,7 +314,7 @@ impl signature::Verifier<RsaSignature> for RsaVerifier {
 
 impl<D> signature::DigestVerifier<D, RsaSignature> for RsaVerifier
 where
-    D: Digest + Update + FixedOutput + Default + const_oid::AssociatedOid,
+    D: Digest + Update + const_oid::AssociatedOid,
 {
     fn verify_digest<F: Fn(&mut D) -> Result<(), signature::Error>>(
         &self,

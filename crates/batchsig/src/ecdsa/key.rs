@@ -27,7 +27,7 @@ pub fn curve_oid(curve: Curve) -> ObjectIdentifier {
     }
 }
 
-fn curve_from_oid(oid: &ObjectIdentifier) -> Result<Curve, Error> {
+pub(crate) fn curve_from_oid(oid: &ObjectIdentifier) -> Result<Curve, Error> {
     Curve::ALL
         .into_iter()
         .find(|&c| curve_oid(c) == *oid)

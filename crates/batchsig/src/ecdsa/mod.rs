@@ -20,6 +20,8 @@ use rand_core::CryptoRng;
 use rayon::prelude::*;
 use zeroize::Zeroizing;
 
+#[cfg(feature = "rustcrypto")]
+pub(crate) use key::curve_from_oid;
 pub use key::{curve_oid, EcdsaPrivateKey, EcdsaPublicKey};
 pub use signature::EcdsaSignature;
 
