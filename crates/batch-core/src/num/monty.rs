@@ -159,6 +159,10 @@ impl<const L: usize> MontyParams<L> {
     /// Montgomery product `a·b·R⁻¹ mod m`, for `a·b < R·m` (e.g. `a < R`, `b < m`); `< m`.
     #[inline(always)]
     pub fn mul(&self, a: &Uint<L>, b: &Uint<L>) -> Uint<L> {
+        if let (Some(a4), Some(b4)) = (self.p256_form(a), self.p256_form(b)) {
+            let (t, t_hi) = redc_p256(wide_mul4(a4, b4));
+            return self.final_sub(widen(t), t_hi);
+        }
         // `L` is public; CIOS measured faster up to 24 limbs, FIPS beyond.
         let (t, t_hi) = if L <= 24 {
             mul_cios(&a.0, &b.0, &self.modulus.0, self.m0inv)
@@ -171,6 +175,10 @@ impl<const L: usize> MontyParams<L> {
     /// Montgomery square `a²·R⁻¹ mod m`, for `a < m`; `< m`.
     #[inline(always)]
     pub fn square(&self, a: &Uint<L>) -> Uint<L> {
+        if let Some(a4) = self.p256_form(a) {
+            let (t, t_hi) = redc_p256(sqr4(a4));
+            return self.final_sub(widen(t), t_hi);
+        }
         let m = &self.modulus.0;
         // `L` is public. Measured (docs in the module header): up to 16 limbs the separate
         // square does not beat CIOS; the column-wise reduction wins from 32 limbs on.
@@ -182,6 +190,20 @@ impl<const L: usize> MontyParams<L> {
             redc_fips(sqr_wide(&a.0), m, self.m0inv)
         };
         self.final_sub(Uint(t), t_hi)
+    }
+
+    /// `a`'s limbs where this is P-256's field (`L = 4` and `m = p₂₅₆`), whose Montgomery
+    /// reduction needs one multiplication per word instead of four ([`redc_p256`]). Where
+    /// the parameters are a constant (the curve code's `P256.p`, inlined) the test folds away;
+    /// elsewhere it compares public data: `L` first, then `m0inv` (1 only for `m ≡ −1 mod
+    /// 2^64`), then the modulus.
+    #[inline(always)]
+    fn p256_form<'a>(&self, a: &'a Uint<L>) -> Option<&'a [u64; 4]> {
+        if L == 4 && self.m0inv == 1 && self.modulus.0[..] == P256_P[..] {
+            a.0.first_chunk::<4>()
+        } else {
+            None
+        }
     }
 
     /// Reduces `t_hi·R + t` (known `< 2m`) to `< m`.
@@ -525,6 +547,95 @@ fn rev<const L: usize>(x: &[u64; L]) -> [u64; L] {
     r
 }
 
+/// P-256's field prime `2^256 − 2^224 + 2^192 + 2^96 − 1`, little-endian limbs.
+const P256_P: [u64; 4] = [
+    0xffff_ffff_ffff_ffff,
+    0x0000_0000_ffff_ffff,
+    0,
+    0xffff_ffff_0000_0001,
+];
+
+/// `[0u64; L]` with `t` in its low four limbs (`L = 4` wherever it is called).
+#[inline(always)]
+fn widen<const L: usize>(t: [u64; 4]) -> Uint<L> {
+    let mut out = [0u64; L];
+    out[..4].copy_from_slice(&t);
+    Uint(out)
+}
+
+/// The double-width product `a·b` as `[low half, high half]`, operand scanning.
+#[inline(always)]
+fn wide_mul4(a: &[u64; 4], b: &[u64; 4]) -> [[u64; 4]; 2] {
+    let mut w = [0u64; 8];
+    for (i, &bi) in b.iter().enumerate() {
+        let mut carry = 0;
+        for (j, &aj) in a.iter().enumerate() {
+            (w[i + j], carry) = mac(w[i + j], aj, bi, carry);
+        }
+        w[i + 4] = carry;
+    }
+    [[w[0], w[1], w[2], w[3]], [w[4], w[5], w[6], w[7]]]
+}
+
+/// The double-width square `a²` of four limbs as `[low half, high half]`: the six
+/// off-diagonal products once, doubled by shifts, plus the four diagonal squares (ten
+/// multiplications), written out so that nothing is called.
+#[inline(always)]
+fn sqr4(a: &[u64; 4]) -> [[u64; 4]; 2] {
+    let mut w = [0u64; 8];
+    let mut c;
+    // off-diagonal triangle: rows a0·a[1..], a1·a[2..], a2·a3
+    (w[1], c) = mac(0, a[0], a[1], 0);
+    (w[2], c) = mac(0, a[0], a[2], c);
+    (w[3], w[4]) = mac(0, a[0], a[3], c);
+    (w[3], c) = mac(w[3], a[1], a[2], 0);
+    (w[4], w[5]) = mac(w[4], a[1], a[3], c);
+    (w[5], w[6]) = mac(w[5], a[2], a[3], 0);
+    // doubled: w = 2w (w < 2^447 so nothing shifts out)
+    w[7] = w[6] >> 63;
+    for i in (2..7).rev() {
+        w[i] = (w[i] << 1) | (w[i - 1] >> 63);
+    }
+    w[1] <<= 1;
+    // plus the squares a_i² at words 2i, 2i+1
+    let mut carry = 0;
+    for i in 0..4 {
+        let sq = (a[i] as u128) * (a[i] as u128);
+        (w[2 * i], carry) = adc(w[2 * i], sq as u64, carry);
+        (w[2 * i + 1], carry) = adc(w[2 * i + 1], (sq >> 64) as u64, carry);
+    }
+    [[w[0], w[1], w[2], w[3]], [w[4], w[5], w[6], w[7]]]
+}
+
+/// Montgomery reduction modulo P-256's prime of a double-width `w < R·p`, word by word, using
+/// the prime's shape: `−p⁻¹ ≡ 1 (mod 2^64)`, so the quotient digit of word `i` is `u = w_i`
+/// itself, and `w_i + u·p` clears word `i` leaving `u·2^32` on words `i+1, i+2` (from
+/// `p₀ = 2^64 − 1` and `p₁ = 2^32 − 1`: `u·p₀ + u = u·2^64`, plus `u·p₁`) and `u·p₃` on words
+/// `i+3, i+4` (`p₂ = 0`): one multiplication per word where the generic reduction has four.
+/// Returns `(t, t_hi)` with `t_hi·R + t = (w + u·p)/R < 2p`, the contract of the generic
+/// kernels. Constant-time: no branch, no data-dependent index.
+#[inline(always)]
+fn redc_p256(w: [[u64; 4]; 2]) -> ([u64; 4], u64) {
+    let mut w = [
+        w[0][0], w[0][1], w[0][2], w[0][3], w[1][0], w[1][1], w[1][2], w[1][3],
+    ];
+    // `pending` is the previous row's carry out of its last word, which is the word where
+    // this row adds the high half of `u·p₃`: folded into that addend, which is at most
+    // 2^64 − 2^32 and so cannot overflow.
+    let mut pending = 0;
+    for i in 0..4 {
+        let u = w[i];
+        let up3 = (u as u128) * (P256_P[3] as u128);
+        let mut c;
+        (w[i + 1], c) = adc(w[i + 1], u << 32, 0);
+        (w[i + 2], c) = adc(w[i + 2], u >> 32, c);
+        (w[i + 3], c) = adc(w[i + 3], up3 as u64, c);
+        (w[i + 4], c) = adc(w[i + 4], ((up3 >> 64) as u64) + pending, c);
+        pending = c;
+    }
+    ([w[4], w[5], w[6], w[7]], pending)
+}
+
 /// Coarsely integrated operand scanning: row `i` adds `a·b_i`, then `u·m` with `u` chosen to
 /// clear the low word, and shifts one word down. Returns `(t, t_hi)` with
 /// `t_hi·R + t = (a·b + u·m)/R`, which is `< 2m` when `a·b < R·m`.
@@ -789,6 +900,59 @@ mod tests {
             check_modulus::<9>(m, &mut rng);
         }
         check_modulus::<2>((BigUint::from(1u8) << 128) - 1u8, &mut rng);
+    }
+
+    /// P-256's special-form reduction against the generic CIOS kernel and against num-bigint:
+    /// edge operands (0, 1, 2, `p − 1`, `p − 2`, `R mod p`, `2^255`, words of all ones or with
+    /// a single high bit, and a first operand up to `R − 1`, which the product's contract
+    /// `a·b < R·p` allows) and random ones, products and squares, through the curve's
+    /// constant parameters and through parameters built at run time.
+    #[test]
+    fn p256_reduction_matches_generic() {
+        let cp = &crate::curve::P256.p;
+        let rt = MontyParams::new_vartime(cp.modulus());
+        assert_eq!(rt, *cp);
+        assert!(rt.p256_form(&Uint::ZERO).is_some());
+        // other 4-limb moduli keep the generic kernel, P-256's order among them
+        assert!(crate::curve::P256.n.p256_form(&Uint::ZERO).is_none());
+        assert!(crate::curve::P224.p.p256_form(&Uint::ZERO).is_none());
+        let m = big(cp.modulus());
+        let r: BigUint = BigUint::from(1u8) << 256usize;
+        let rinv = r.modinv(&m).expect("R is invertible mod p");
+        let pm = |k: u64| from_big::<4>(&(&m - k));
+        let mut edges = vec![
+            Uint::ZERO,
+            Uint::ONE,
+            Uint([2, 0, 0, 0]),
+            pm(1),
+            pm(2),
+            *cp.one(),
+            Uint([0, 0, 0, 1 << 63]),
+            Uint([u64::MAX, 0, 0, 0]),
+            Uint([0, u64::MAX, u64::MAX, 0]),
+            Uint([u64::MAX, u64::MAX, u64::MAX, 0x7fff_ffff_ffff_ffff]),
+        ];
+        let mut rng = rand::rng();
+        for _ in 0..64 {
+            edges.push(from_big(&rng.gen_biguint_below(&m)));
+        }
+        let wide = [Uint([u64::MAX; 4]), Uint([u64::MAX, 0, u64::MAX, u64::MAX])];
+        let generic = |a: &Uint<4>, b: &Uint<4>| {
+            let (t, t_hi) = mul_cios(&a.0, &b.0, &cp.modulus().0, cp.m0inv);
+            cp.final_sub(Uint(t), t_hi)
+        };
+        for a in edges.iter().chain(&wide) {
+            for b in &edges {
+                let want = generic(a, b);
+                assert_eq!(big(&want), big(a) * big(b) * &rinv % &m, "{a:?} · {b:?}");
+                assert_eq!(cp.mul(a, b), want, "{a:?} · {b:?}");
+                assert_eq!(rt.mul(a, b), want, "{a:?} · {b:?} (run-time parameters)");
+            }
+        }
+        for a in &edges {
+            assert_eq!(cp.square(a), generic(a, a), "{a:?}²");
+            assert_eq!(rt.square(a), generic(a, a), "{a:?}² (run-time parameters)");
+        }
     }
 
     /// Square roots: every residue mod 97 (`p − 1 = 2^5·3`, Tonelli–Shanks) and mod 103
