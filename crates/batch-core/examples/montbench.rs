@@ -5,9 +5,9 @@
 //! `cargo run --release -p batch-core --example montbench`            all widths
 //! `cargo run --release -p batch-core --example montbench -- 16 sqr`   one loop only (e.g. under
 //! `valgrind --tool=callgrind`), optionally followed by an iteration count.
-//! `cargo run --release -p batch-core --example montbench -- p256 [sqr] [iters]`   P-256's field
-//! through the curve's constant parameters (`batch_core::curve::P256.p`), as the curve code
-//! calls it: the modulus is a compile-time constant there.
+//! `cargo run --release -p batch-core --example montbench -- p256|p384|p521 [sqr] [iters]`   a
+//! curve's field through its constant parameters (`batch_core::curve::P256.p`, …), as the
+//! curve code calls it: the modulus is a compile-time constant there.
 use batch_core::num::{MontyParams, Uint};
 use std::hint::black_box;
 use std::time::Instant;
@@ -76,11 +76,17 @@ fn one<const L: usize>(sqr: bool, iters: usize) {
     );
 }
 
-/// [`run`] on P-256's constant field parameters, so the modulus folds as it does in the curve
-/// code.
+/// [`run`] on a curve's constant field parameters, so the modulus folds as it does in the
+/// curve code.
 #[inline(never)]
-fn run_p256(mut a: Uint<4>, b: &Uint<4>, sqr: bool, iters: usize) -> Uint<4> {
-    let p = &batch_core::curve::P256.p;
+fn run_curve<const L: usize>(
+    c: &'static batch_core::curve::CurveDef<L>,
+    mut a: Uint<L>,
+    b: &Uint<L>,
+    sqr: bool,
+    iters: usize,
+) -> Uint<L> {
+    let p = &c.p;
     if sqr {
         for _ in 0..iters {
             a = p.square(&a);
@@ -93,19 +99,20 @@ fn run_p256(mut a: Uint<4>, b: &Uint<4>, sqr: bool, iters: usize) -> Uint<4> {
     a
 }
 
-fn p256(sqr: bool, iters: usize) {
-    let p = &batch_core::curve::P256.p;
-    let a = p.to_monty(&Uint([0x1234_5678_9abc_def1; 4]));
-    let b = p.to_monty(&Uint([0x0fed_cba9_8765_4321; 4]));
+fn curve<const L: usize>(c: &'static batch_core::curve::CurveDef<L>, sqr: bool, iters: usize) {
+    let p = &c.p;
+    let a = p.to_monty(&Uint([0x1234_5678_9abc_def1; L]));
+    let b = p.to_monty(&Uint([0x0fed_cba9_8765_4321; L]));
     let mut best = f64::INFINITY;
     let mut r = a;
     for _ in 0..RUNS {
         let t = Instant::now();
-        r = black_box(run_p256(black_box(a), &b, sqr, iters));
+        r = black_box(run_curve(c, black_box(a), &b, sqr, iters));
         best = best.min(t.elapsed().as_nanos() as f64 / iters as f64);
     }
     println!(
-        "P-256 {} x{iters}: {:016x}, {best:.1} ns",
+        "{:?} {} x{iters}: {:016x}, {best:.1} ns",
+        c.curve,
         if sqr { "sqr" } else { "mul" },
         r.0[0]
     );
@@ -119,7 +126,9 @@ fn main() {
             .get(2)
             .map_or(10_000, |s| s.parse().expect("iteration count"));
         match l.as_str() {
-            "p256" => p256(sqr, iters),
+            "p256" => curve(&batch_core::curve::P256, sqr, iters),
+            "p384" => curve(&batch_core::curve::P384, sqr, iters),
+            "p521" => curve(&batch_core::curve::P521, sqr, iters),
             "4" => one::<4>(sqr, iters),
             "6" => one::<6>(sqr, iters),
             "9" => one::<9>(sqr, iters),
