@@ -42,6 +42,9 @@ fn main() {
     let y4 = Avx512Backend::with_threads(1)
         .unwrap()
         .with_lanes(Lanes::Four);
+    let z8s = Avx512Backend::with_threads(1)
+        .unwrap()
+        .with_lanes(Lanes::EightSquare);
     let mut r = rng(1);
     for bits in sizes {
         let moduli = [random_modulus(&mut r, bits), random_modulus(&mut r, bits)];
@@ -62,6 +65,7 @@ fn main() {
         let a = rate(&avx2, &mrefs, &jobs);
         let zr = rate(&z8, &mrefs, &jobs);
         let yr = rate(&y4, &mrefs, &jobs);
+        let zsr = rate(&z8s, &mrefs, &jobs);
         let nd = batch_avx512::modexp::kernel_digits(bits);
         // products per exponentiation: squarings + window products + table (window_for)
         let ebits = 64 * (bits / 64);
@@ -70,37 +74,43 @@ fn main() {
         let ifma_per_s =
             |ops: f64, lanes: f64| ops * products as f64 * 4.0 * (nd * nd) as f64 / lanes;
         println!(
-            "{bits:>5}-bit modexp/s: scalar {s:>8.0}  avx2 {a:>8.0} ({:.2}x)  avx512 zmm {zr:>8.0} ({:.2}x)  ymm {yr:>8.0} ({:.2}x)   \
-             IFMA instr/s: zmm {:.2e} ymm {:.2e}",
+            "{bits:>5}-bit modexp/s: scalar {s:>8.0}  avx2 {a:>8.0} ({:.2}x)  avx512 zmm {zr:>8.0} ({:.2}x)  ymm {yr:>8.0} ({:.2}x)  \
+             zmm+sqr {zsr:>8.0} ({:.2}x)   IFMA instr/s (product count): zmm {:.2e} ymm {:.2e}",
             a / s,
             zr / s,
             yr / s,
+            zsr / s,
             ifma_per_s(zr, 8.0),
             ifma_per_s(yr, 4.0)
         );
     }
 }
 
-/// Raw kernel: repeated squarings (`amm(x, x)`) of one register group, per width.
+/// Raw kernels: 2000 chained products, then 2000 chained squarings, of one register group per
+/// width and form; then the shape `Lanes::Measured` chose for the width on this CPU.
 pub fn kernel_rates() {
-    use batch_avx512::modexp::kernel_digits;
-    let Ok(()) = batch_avx512::cpu_support() else {
+    use batch_avx512::modexp::{kernel_digits, measured_shape, Shape};
+    use batch_avx512::simd::{chain_seconds, detect};
+    let Ok(t) = detect() else {
         return;
     };
     for bits in [1024usize, 1536, 2048, 3072, 3840, 4096] {
         let n = kernel_digits(bits);
-        let (z, y, zs, ys) = batch_avx512::simd::kernel_bench(n, 2000);
+        let time = |shape, ops| chain_seconds(t, shape, n, 2000, ops);
+        let (z, y) = (time(Shape::Eight, (0, 1)), time(Shape::Four, (0, 1)));
+        let (zs, ys) = (time(Shape::EightSquare, (1, 0)), time(Shape::Four, (1, 0)));
         let per_lane = |secs: f64, lanes: f64| secs / 2000.0 / lanes * 1e9;
         let ifma = |secs: f64| 4.0 * (n * n) as f64 * 2000.0 / secs;
         println!(
             "{bits:>5}-bit (N = {n:>3}) product: zmm {:>6.1} ns/lane ({:.2e} IFMA/s)  ymm {:>6.1} ns/lane ({:.2e} IFMA/s); \
-             squaring: zmm {:>6.1} ns/lane, ymm {:>6.1} ns/lane",
+             squaring: zmm {:>6.1} ns/lane, ymm {:>6.1} ns/lane; measured shape: {}",
             per_lane(z, 8.0),
             ifma(z),
             per_lane(y, 4.0),
             ifma(y),
             per_lane(zs, 8.0),
-            per_lane(ys, 4.0)
+            per_lane(ys, 4.0),
+            measured_shape(t, n).name()
         );
     }
 }

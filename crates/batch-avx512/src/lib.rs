@@ -78,26 +78,33 @@ pub fn cpu_support() -> Result<(), String> {
     detected().as_ref().map(|_| ()).map_err(Clone::clone)
 }
 
-/// Register form: eight lanes in `zmm`, four in `ymm`, or chosen per kernel width.
+/// Register form of the exponentiation: eight lanes in `zmm` (squaring as a product, or by the
+/// dedicated squaring kernel), four in `ymm`, or chosen per kernel width by measurement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lanes {
+    /// Eight lanes (`zmm`); squarings run the product kernel.
     Eight,
+    /// Eight lanes (`zmm`); squarings run the generated squaring kernel at the widths that
+    /// have one (20, 30, 40 digits), the product elsewhere.
+    EightSquare,
+    /// Four lanes (`ymm`); squarings run the generated squaring kernel where there is one.
     Four,
-    /// Four lanes up to 40 digits (CRT halves of RSA-2048/3072/4096 and RSA-2048 moduli),
-    /// eight above; `examples/ifmabench.rs`, docs/PERF.md. The product kernel's lane
-    /// throughput is the same in both forms on Zen 4 (one `zmm` or two `ymm` IFMA per cycle),
-    /// but the generated squaring of those widths runs 15–28 % faster than the product in
-    /// `ymm` and slower in `zmm`.
-    ByWidth,
+    /// Per kernel width, whichever of the three measured fastest on this CPU the first time
+    /// the width is used (cached for the process; `modexp::measured_shape`). On Zen 4 that
+    /// was `ymm` up to 40 digits (two `ymm` IFMA per cycle, the `zmm` squaring spills); on
+    /// Sapphire Rapids `zmm` with the squaring kernel, about 1.5× faster (docs/PERF.md).
+    Measured,
 }
 
 impl Lanes {
-    /// [`Lanes::ByWidth`], unless `BATCHSIG_AVX512_LANES` is `4` or `8`.
+    /// [`Lanes::Measured`], unless `BATCHSIG_AVX512_LANES` is `4`, `8` or `8s`
+    /// ([`Lanes::EightSquare`]).
     pub fn from_env() -> Self {
         match std::env::var("BATCHSIG_AVX512_LANES").as_deref() {
             Ok("4") => Lanes::Four,
             Ok("8") => Lanes::Eight,
-            _ => Lanes::ByWidth,
+            Ok("8s") => Lanes::EightSquare,
+            _ => Lanes::Measured,
         }
     }
 
@@ -106,17 +113,7 @@ impl Lanes {
     fn ec_form(self) -> EcForm {
         match self {
             Lanes::Four => EcForm::Y4,
-            Lanes::Eight | Lanes::ByWidth => EcForm::Z8,
-        }
-    }
-
-    /// Lanes per group for a kernel of `digits` digits.
-    pub fn count(self, digits: usize) -> usize {
-        match self {
-            Lanes::Eight => 8,
-            Lanes::Four => 4,
-            Lanes::ByWidth if digits <= 40 => 4,
-            Lanes::ByWidth => 8,
+            Lanes::Eight | Lanes::EightSquare | Lanes::Measured => EcForm::Z8,
         }
     }
 }
@@ -198,6 +195,23 @@ impl Avx512Backend {
     }
 }
 
+/// The register forms [`Lanes::Measured`] chose on this CPU for RSA's CRT halves (measured
+/// here on first use), for the backend's description; curves always run in `zmm`.
+fn measured_forms() -> String {
+    #[cfg(target_arch = "x86_64")]
+    if let Ok(t) = detected() {
+        let forms: Vec<String> = [(20, 1024), (30, 1536), (40, 2048)]
+            .into_iter()
+            .map(|(n, bits)| format!("{bits}: {}", modexp::measured_shape(*t, n).name()))
+            .collect();
+        return format!(
+            "register form measured per width (CRT halves {}; curves zmm)",
+            forms.join(", ")
+        );
+    }
+    "register form measured per width".to_string()
+}
+
 impl Backend for Avx512Backend {
     fn name(&self) -> &'static str {
         "avx512"
@@ -205,9 +219,10 @@ impl Backend for Avx512Backend {
 
     fn description(&self) -> String {
         let lanes = match self.lanes {
-            Lanes::Eight => "8 lanes (zmm)",
-            Lanes::Four => "4 lanes (ymm)",
-            Lanes::ByWidth => "4 lanes (ymm) to 2080 bits, 8 (zmm) above and for curves",
+            Lanes::Eight => "8 lanes (zmm)".to_string(),
+            Lanes::EightSquare => "8 lanes (zmm), squaring kernel".to_string(),
+            Lanes::Four => "4 lanes (ymm)".to_string(),
+            Lanes::Measured => measured_forms(),
         };
         format!(
             "CPU AVX-512 IFMA, {lanes} x 52-bit digits, vpmadd52 Montgomery, {} thread(s)",

@@ -15,12 +15,14 @@
 //! Results are canonical, with the modulus's limb count; invalid jobs get the same errors as
 //! the scalar backend, in the same order of checks.
 
+use std::sync::OnceLock;
+
 use batch_core::groups::{modexp_in_groups, LaneKernel};
 use batch_core::num::{bits_vartime, window};
 use batch_core::{Error, JobResult, ModexpJob};
 
 use crate::digits::{modulus_digits, modulus_digits_vartime, to_digits, ModulusDigits};
-use crate::field::{load, lookup, store, unit, Moduli};
+use crate::field::{load, lookup, store, unit, Moduli, GENERATED_SQUARING};
 use crate::simd::{amm, ams};
 use crate::simd::{Ifma, Lanes, Y4, Z8};
 
@@ -62,6 +64,94 @@ impl Form {
     }
 }
 
+/// How one kernel width runs: the register form, and whether squarings take the generated
+/// squaring kernel ([`GENERATED_SQUARING`] widths only; the product elsewhere).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Four lanes in `ymm`, generated squaring.
+    Four,
+    /// Eight lanes in `zmm`, squarings by the product kernel.
+    Eight,
+    /// Eight lanes in `zmm`, generated squaring.
+    EightSquare,
+}
+
+impl Shape {
+    pub fn lanes(self) -> usize {
+        match self {
+            Shape::Four => 4,
+            Shape::Eight | Shape::EightSquare => 8,
+        }
+    }
+
+    /// Whether squarings run the dedicated kernel (where the width has one).
+    pub fn squares(self) -> bool {
+        !matches!(self, Shape::Eight)
+    }
+
+    /// For descriptions: `ymm`, `zmm`, `zmm+sqr`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Four => "ymm",
+            Shape::Eight => "zmm",
+            Shape::EightSquare => "zmm+sqr",
+        }
+    }
+
+    fn form(self, t: Ifma) -> Form {
+        match self {
+            Shape::Four => Form::Y4(t.y4()),
+            Shape::Eight | Shape::EightSquare => Form::Z8(t.z8()),
+        }
+    }
+}
+
+/// The shape [`crate::Lanes::Measured`] runs width `n` in: the fastest of the candidates on
+/// this CPU, measured the first time the width is asked for and cached for the process.
+///
+/// Which form wins depends on the core: Zen 4 issues one `zmm` or two `ymm` IFMA per cycle
+/// (the same lane throughput) and its `zmm` squaring spills, so `ymm` wins up to 40 digits;
+/// Sapphire Rapids issues two `zmm` IFMA per cycle, so `zmm` with the squaring kernel runs
+/// about 1.5× faster than `ymm` there (docs/PERF.md). A table keyed by CPU model would miss
+/// the next core; a measurement does not. The measurement is a chain of four squarings and
+/// a product per repetition (an exponentiation's mix), each candidate timed three times,
+/// alternated, best time per lane kept: about 0.1–1 ms per width. Every shape computes the
+/// same results, so a measurement disturbed by load costs speed, never correctness.
+pub fn measured_shape(t: Ifma, n: usize) -> Shape {
+    static CACHE: [OnceLock<Shape>; KERNEL_DIGITS.len()] =
+        [const { OnceLock::new() }; KERNEL_DIGITS.len()];
+    let i = KERNEL_DIGITS
+        .iter()
+        .position(|&d| d == n)
+        .expect("widths come from KERNEL_DIGITS");
+    *CACHE[i].get_or_init(|| measure_shape(t, n))
+}
+
+fn measure_shape(t: Ifma, n: usize) -> Shape {
+    let candidates: &[Shape] = if GENERATED_SQUARING.contains(&n) {
+        &[Shape::Four, Shape::Eight, Shape::EightSquare]
+    } else {
+        // without a squaring kernel EightSquare is Eight
+        &[Shape::Four, Shape::Eight]
+    };
+    let reps = (4096 / n).max(8);
+    let mut best = [f64::MAX; 3];
+    for _ in 0..3 {
+        for (b, &sh) in best.iter_mut().zip(candidates) {
+            let secs = crate::simd::chain_seconds(t, sh, n, reps, (4, 1));
+            *b = b.min(secs / sh.lanes() as f64);
+        }
+    }
+    let (i, _) = best[..candidates.len()]
+        .iter()
+        .enumerate()
+        .fold(
+            (0, f64::MAX),
+            |acc, (i, &x)| if x < acc.1 { (i, x) } else { acc },
+        );
+    candidates[i]
+}
+
 /// The batch on the current rayon pool, through batch-core's lane-group driver; `lanes`
 /// chooses the register form per kernel width.
 pub fn modexp_batch(
@@ -80,10 +170,12 @@ struct IfmaKernel {
 }
 
 impl IfmaKernel {
-    fn form(&self, digits: usize) -> Form {
-        match self.lanes.count(digits) {
-            4 => Form::Y4(self.t.y4()),
-            _ => Form::Z8(self.t.z8()),
+    fn shape(&self, digits: usize) -> Shape {
+        match self.lanes {
+            crate::Lanes::Four => Shape::Four,
+            crate::Lanes::Eight => Shape::Eight,
+            crate::Lanes::EightSquare => Shape::EightSquare,
+            crate::Lanes::Measured => measured_shape(self.t, digits),
         }
     }
 }
@@ -100,7 +192,7 @@ impl LaneKernel for IfmaKernel {
         }
     }
     fn lanes(&self, digits: usize) -> usize {
-        self.form(digits).lanes()
+        self.shape(digits).lanes()
     }
     fn scalar_tail_max(&self, lanes: usize) -> usize {
         scalar_tail_max(lanes)
@@ -113,7 +205,16 @@ impl LaneKernel for IfmaKernel {
         exps: &[&[u64]],
         vartime: bool,
     ) -> Vec<Vec<u64>> {
-        run_group(self.form(n), n, mods, bases, exps, vartime)
+        let shape = self.shape(n);
+        run_group(
+            shape.form(self.t),
+            shape.squares(),
+            n,
+            mods,
+            bases,
+            exps,
+            vartime,
+        )
     }
 }
 
@@ -182,6 +283,7 @@ pub(crate) use by_width;
 
 fn run_group(
     form: Form,
+    sqr: bool,
     n: usize,
     mods: &[&ModulusDigits],
     bases: &[&[u64]],
@@ -190,16 +292,18 @@ fn run_group(
 ) -> Vec<Vec<u64>> {
     use crate::simd::modexp_group;
     by_width!(n, N => match form {
-        Form::Z8(s) => modexp_group::<Z8, N>(s, mods, bases, exps, vartime),
-        Form::Y4(s) => modexp_group::<Y4, N>(s, mods, bases, exps, vartime),
+        Form::Z8(s) => modexp_group::<Z8, N>(s, sqr, mods, bases, exps, vartime),
+        Form::Y4(s) => modexp_group::<Y4, N>(s, sqr, mods, bases, exps, vartime),
     })
 }
 
 /// One group: `bases[l]^exps[l] mod mods[l]`, canonical limbs per lane.
-/// Constant-time in bases and exponent values unless `vartime`.
+/// Constant-time in bases and exponent values unless `vartime`. `sqr`: squarings by the
+/// generated squaring kernel where the width has one.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
 pub fn modexp_group_ifma<S: Lanes, const N: usize>(
     s: S,
+    sqr: bool,
     mods: &[&ModulusDigits],
     bases: &[&[u64]],
     exps: &[&[u64]],
@@ -225,20 +329,24 @@ pub fn modexp_group_ifma<S: Lanes, const N: usize>(
         &md,
     );
     let acc = if vartime {
-        pow_vartime(s, &b, &one, exps, &md)
+        pow_vartime(s, sqr, &b, &one, exps, &md)
     } else {
-        pow(s, &b, &one, exps, &md)
+        pow(s, sqr, &b, &one, exps, &md)
     };
     let out = store(s, &amm(s, &acc, &unit(s), &md));
     mods.iter().zip(&out).map(|(m, d)| m.canonical(d)).collect()
 }
 
-/// `a²·R⁻¹`: the dedicated squaring where it measured faster than the product (`ymm` at the
-/// widths with generated squaring code, 15–28 % per squaring on Zen 4; in `zmm` it measured
-/// slower), else the product.
+/// `a²·R⁻¹`: the generated squaring kernel if `sqr` and the width has one, else the product
+/// (which of the two is faster depends on the CPU and the register form: [`measured_shape`]).
 #[inline(always)]
-fn square<S: Lanes, const N: usize>(s: S, a: &[S::V; N], md: &Moduli<S, N>) -> [S::V; N] {
-    if S::LANES == 4 && crate::field::GENERATED_SQUARING.contains(&N) {
+pub(crate) fn square<S: Lanes, const N: usize>(
+    s: S,
+    sqr: bool,
+    a: &[S::V; N],
+    md: &Moduli<S, N>,
+) -> [S::V; N] {
+    if sqr && GENERATED_SQUARING.contains(&N) {
         ams(s, a, md)
     } else {
         amm(s, a, a, md)
@@ -250,6 +358,7 @@ fn square<S: Lanes, const N: usize>(s: S, a: &[S::V; N], md: &Moduli<S, N>) -> [
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
 fn pow<S: Lanes, const N: usize>(
     s: S,
+    sqr: bool,
     b: &[S::V; N],
     one: &[S::V; N],
     exps: &[&[u64]],
@@ -278,7 +387,7 @@ fn pow<S: Lanes, const N: usize>(
             acc = entry; // acc is one: skip the squarings and the product
         } else {
             for _ in 0..w {
-                acc = square(s, &acc, md);
+                acc = square(s, sqr, &acc, md);
             }
             acc = amm(s, &acc, &entry, md);
         }
@@ -291,6 +400,7 @@ fn pow<S: Lanes, const N: usize>(
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
 fn pow_vartime<S: Lanes, const N: usize>(
     s: S,
+    sqr: bool,
     b: &[S::V; N],
     one: &[S::V; N],
     exps: &[&[u64]],
@@ -301,7 +411,7 @@ fn pow_vartime<S: Lanes, const N: usize>(
     let mut lane_bits = [0u64; 8];
     for i in (0..bits).rev() {
         if i != bits - 1 {
-            acc = square(s, &acc, md);
+            acc = square(s, sqr, &acc, md);
         }
         for (x, e) in lane_bits.iter_mut().zip(exps) {
             *x = window(e, i, 1);

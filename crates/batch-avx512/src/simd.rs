@@ -226,13 +226,14 @@ impl Lanes for Y4 {
 /// [`crate::modexp::modexp_group_ifma`] behind the proof.
 pub fn modexp_group<S: Lanes, const N: usize>(
     s: S,
+    sqr: bool,
     mods: &[&batch_core::num::digits::ModulusDigits],
     bases: &[&[u64]],
     exps: &[&[u64]],
     vartime: bool,
 ) -> Vec<Vec<u64>> {
     // SAFETY: an `S` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
-    unsafe { crate::modexp::modexp_group_ifma::<S, N>(s, mods, bases, exps, vartime) }
+    unsafe { crate::modexp::modexp_group_ifma::<S, N>(s, sqr, mods, bases, exps, vartime) }
 }
 
 /// [`crate::ecc::ec_chunk_ifma`] behind the proof.
@@ -270,41 +271,45 @@ pub fn ams<S: Lanes, const N: usize>(
     unsafe { crate::field::ams_ifma::<S, N>(s, a, m) }
 }
 
-/// Seconds for `reps` chained products at width `n` in each form (`zmm`, `ymm`): the kernel
-/// measurement of `examples/ifmabench.rs`. Inputs are arbitrary normalised digits.
-/// Then the same for squarings ([`ams`]): `(mul zmm, mul ymm, sqr zmm, sqr ymm)`.
-pub fn kernel_bench(n: usize, reps: usize) -> (f64, f64, f64, f64) {
-    fn run<S: Lanes, const N: usize, const SQR: bool>(s: S, reps: usize) -> f64 {
+/// Seconds for `reps` rounds of `squares` chained squarings and `products` products on one register
+/// group of width `n` in `shape` (squarings as the exponentiation runs them,
+/// `modexp::square`). Inputs are arbitrary normalised digits: the kernels are constant-time.
+/// Used by `modexp::measured_shape` and `examples/ifmabench.rs`.
+pub fn chain_seconds(
+    t: Ifma,
+    shape: crate::modexp::Shape,
+    n: usize,
+    reps: usize,
+    (squares, products): (usize, usize),
+) -> f64 {
+    fn run<S: Lanes, const N: usize>(s: S, sqr: bool, reps: usize, ops: (usize, usize)) -> f64 {
         let digits: Vec<u64> = (0..N as u64)
             .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 12) | 1)
             .collect();
         let lanes = vec![digits.as_slice(); S::LANES];
-        let (x, m) = (
-            crate::field::load::<S, N>(s, &lanes),
-            crate::field::load::<S, N>(s, &lanes),
-        );
+        let x = crate::field::load::<S, N>(s, &lanes);
         let md = crate::field::Moduli::<S, N> {
-            m,
+            m: x,
             k0: s.splat(0x3_0000_0001),
         };
+        let y = core::hint::black_box(x);
         let mut x = x;
         let t = std::time::Instant::now();
         for _ in 0..reps {
-            x = if SQR {
-                ams(s, &x, &md)
-            } else {
-                amm(s, &x, &x, &md)
-            };
+            for _ in 0..ops.0 {
+                x = crate::modexp::square(s, sqr, &x, &md);
+            }
+            for _ in 0..ops.1 {
+                x = amm(s, &x, &y, &md);
+            }
         }
         let el = t.elapsed().as_secs_f64();
         core::hint::black_box(x);
         el
     }
-    let t = detect().expect("kernel_bench needs IFMA");
-    crate::modexp::by_width!(n, N => (
-        run::<Z8, N, false>(t.z8(), reps),
-        run::<Y4, N, false>(t.y4(), reps),
-        run::<Z8, N, true>(t.z8(), reps),
-        run::<Y4, N, true>(t.y4(), reps)
-    ))
+    let sqr = shape.squares();
+    crate::modexp::by_width!(n, N => match shape {
+        crate::modexp::Shape::Four => run::<Y4, N>(t.y4(), sqr, reps, (squares, products)),
+        _ => run::<Z8, N>(t.z8(), sqr, reps, (squares, products)),
+    })
 }

@@ -13,7 +13,7 @@ use batch_scalar::ScalarBackend;
 const SIZES: [usize; 11] = [0, 1, 2, 3, 7, 8, 9, 63, 64, 65, 1023];
 
 fn check(curve: Curve, sizes: &[usize], seed: u64, what: &str) {
-    let Some(forms) = common::ifma_or_skip(what) else {
+    let Some(forms) = common::ifma_curves_or_skip(what) else {
         return;
     };
     for b in &forms {
@@ -40,7 +40,7 @@ fn ecc_vs_scalar_p521() {
 /// and `(n−1)·G` as `−G`.
 #[test]
 fn ecc_identity_results_vs_scalar() {
-    let Some(forms) = common::ifma_or_skip("ecc_identity_results_vs_scalar") else {
+    let Some(forms) = common::ifma_curves_or_skip("ecc_identity_results_vs_scalar") else {
         return;
     };
     for b in &forms {
@@ -52,7 +52,7 @@ fn ecc_identity_results_vs_scalar() {
 /// scalar backend run one job at a time, at group sizes around the threshold and past it.
 #[test]
 fn shared_points_vs_scalar() {
-    let Some(forms) = common::ifma_or_skip("shared_points_vs_scalar") else {
+    let Some(forms) = common::ifma_curves_or_skip("shared_points_vs_scalar") else {
         return;
     };
     let min = batch_avx512::ecc::SHARED_POINT_MIN;

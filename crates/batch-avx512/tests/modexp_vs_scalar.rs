@@ -1,6 +1,6 @@
-//! Modular exponentiation on the IFMA backend, both register forms, against num-bigint (the
-//! shared helper: edges 0, 1, m−1, m−2, exponents 0/1/all-ones, two moduli per batch, bad
-//! jobs) and against the scalar backend at every RSA size, constant-time and `_vartime`.
+//! Modular exponentiation on the IFMA backend, every register form (zmm, zmm with the
+//! squaring kernel, ymm), against num-bigint (the shared helper: edges 0, 1, m−1, m−2,
+//! exponents 0/1/all-ones, two moduli per batch, bad jobs) and against the scalar backend at every RSA size, constant-time and `_vartime`.
 mod common;
 
 use batch_core::dev::{
@@ -173,5 +173,30 @@ fn modexp_exponent_shapes_vs_num_bigint() {
                 );
             }
         }
+    }
+}
+
+/// The measured register form is one of the candidates, the squaring kernel only where the
+/// width has one, and the same every time it is asked for (measured once per process).
+#[test]
+fn measured_shape_is_a_candidate_and_cached() {
+    use batch_avx512::modexp::{measured_shape, Shape, KERNEL_DIGITS};
+    let Ok(t) = batch_avx512::simd::detect() else {
+        eprintln!(
+            "skipped: no AVX-512 IFMA on this CPU (measured_shape_is_a_candidate_and_cached)"
+        );
+        return;
+    };
+    for n in KERNEL_DIGITS {
+        let first = measured_shape(t, n);
+        if !batch_avx512::field::GENERATED_SQUARING.contains(&n) {
+            assert_ne!(
+                first,
+                Shape::EightSquare,
+                "{n} digits have no squaring kernel"
+            );
+        }
+        assert_eq!(measured_shape(t, n), first, "{n} digits: not cached");
+        eprintln!("{n:>3} digits: {}", first.name());
     }
 }

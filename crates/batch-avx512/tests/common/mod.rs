@@ -2,16 +2,17 @@
 use batch_avx512::{Avx512Backend, Lanes};
 use batch_core::{Availability, Backend};
 
-/// The IFMA backend in both register forms (8 lanes `zmm`, 4 lanes `ymm`; the default
-/// `ByWidth` uses one of them per width) if this CPU has
+/// The IFMA backend in each register form (8 lanes `zmm` with products for squarings or the
+/// squaring kernel, 4 lanes `ymm`; the default `Measured` uses one of them per width) if this CPU has
 /// AVX-512 IFMA. Otherwise prints one `skipped: no AVX-512 IFMA on this CPU` line, or panics
 /// when `BATCHSIG_REQUIRE_AVX512` is set. (On a CPU with IFMA these tests always run, CI or
 /// not; a CI machine without it cannot run them, so `CI=true` alone does not fail them.)
-pub fn ifma_or_skip(what: &str) -> Option<[Avx512Backend; 2]> {
+pub fn ifma_or_skip(what: &str) -> Option<[Avx512Backend; 3]> {
     let b = Avx512Backend::with_threads(2).expect("thread pool");
     match b.availability() {
         Availability::Available => Some([
             b.clone().with_lanes(Lanes::Eight),
+            b.clone().with_lanes(Lanes::EightSquare),
             b.with_lanes(Lanes::Four),
         ]),
         Availability::Unavailable(why) => {
@@ -25,4 +26,11 @@ pub fn ifma_or_skip(what: &str) -> Option<[Avx512Backend; 2]> {
             None
         }
     }
+}
+
+/// [`ifma_or_skip`]'s backends in the register forms the curve code distinguishes (`zmm`,
+/// `ymm`: the squaring choice is the exponentiation's only).
+#[allow(dead_code)] // used by some of the test files that include this module
+pub fn ifma_curves_or_skip(what: &str) -> Option<[Avx512Backend; 2]> {
+    ifma_or_skip(what).map(|[eight, _, four]| [eight, four])
 }
