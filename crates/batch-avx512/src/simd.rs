@@ -260,6 +260,46 @@ pub fn amm<S: Lanes, const N: usize>(
     unsafe { crate::field::amm_ifma::<S, N>(s, a, b, m) }
 }
 
+/// [`crate::field::amm_curve_ifma`] behind the proof, out of line like [`amm`], for the
+/// reduction `red` (which [`crate::field::Reduction::of`] chose for this prime).
+#[inline(never)]
+pub fn amm_curve<S: Lanes, const N: usize>(
+    s: S,
+    red: crate::field::Reduction,
+    a: &[S::V; N],
+    b: &[S::V; N],
+    m: &crate::field::Moduli<S, N>,
+) -> [S::V; N] {
+    use crate::field::{amm_curve_ifma, Reduction};
+    // SAFETY: an `S` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
+    unsafe {
+        match red {
+            Reduction::Generic => amm_curve_ifma::<S, N, 0>(s, a, b, m),
+            Reduction::P256 => amm_curve_ifma::<S, N, 1>(s, a, b, m),
+            Reduction::P521 => amm_curve_ifma::<S, N, 2>(s, a, b, m),
+        }
+    }
+}
+
+/// [`crate::field::ams_curve_ifma`] behind the proof, as [`amm_curve`].
+#[inline(never)]
+pub fn ams_curve<S: Lanes, const N: usize>(
+    s: S,
+    red: crate::field::Reduction,
+    a: &[S::V; N],
+    m: &crate::field::Moduli<S, N>,
+) -> [S::V; N] {
+    use crate::field::{ams_curve_ifma, Reduction};
+    // SAFETY: an `S` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
+    unsafe {
+        match red {
+            Reduction::Generic => ams_curve_ifma::<S, N, 0>(s, a, m),
+            Reduction::P256 => ams_curve_ifma::<S, N, 1>(s, a, m),
+            Reduction::P521 => ams_curve_ifma::<S, N, 2>(s, a, m),
+        }
+    }
+}
+
 /// [`crate::field::ams_ifma`] behind the proof, out of line like [`amm`].
 #[inline(never)]
 pub fn ams<S: Lanes, const N: usize>(
