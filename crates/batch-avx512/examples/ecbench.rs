@@ -88,7 +88,7 @@ fn main() {
         }
         // A batch of BATCH jobs in groups of `per` jobs under one point each.
         print!("{:<8} jobs/point:", curve.name());
-        for per in [2usize, 4, 8, 16, 32, 128] {
+        for per in [8usize, 16, 24, 32, 48, 64, 128] {
             let pts: Vec<_> = (0..BATCH).map(|i| q[6 + i / per]).collect();
             print!(" {per}:");
             for (name, b) in &backends {

@@ -19,6 +19,7 @@ pub mod curve;
 pub mod dev;
 pub mod error;
 pub mod groups;
+pub mod jacobian;
 pub mod num;
 pub mod pool;
 pub mod rcb;

@@ -226,17 +226,25 @@ pub fn mul_point(
 
 /// Jobs under one point from which a verification batch builds a comb table for that point
 /// (`batch_core::shared`; the table is built by scalar code, so it takes more jobs to pay off
-/// than on the scalar backend). Measured (`examples/ecbench.rs`, Intel Xeon, Sapphire Rapids
-/// class, zmm) against distinct points: 0.8–0.9× at 8 jobs a point, 1.1–1.4× at 16, 1.8× at
-/// 32, 2.4–2.8× at 128.
-pub const SHARED_POINT_MIN: usize = 16;
+/// than on the scalar backend, and more on the curves whose distinct-point path is fastest
+/// against scalar code). Measured (`examples/ecbench.rs`, Intel Xeon, Sapphire Rapids class,
+/// zmm, after the Jacobian distinct-point path) against distinct points, at 16 / 24 / 32 / 48
+/// jobs a point: P-256 0.88 / 1.07 / 1.25 / 1.43×, P-384 0.78 / 1.02 / 1.12 / 1.31×, P-521
+/// 0.63 / 0.82 / 0.95 / 1.13×.
+pub fn shared_point_min(curve: Curve) -> usize {
+    match curve {
+        Curve::P256 => 24,
+        Curve::P384 => 32,
+        _ => 48,
+    }
+}
 
 /// A shared-point table entry (scalar addition, normalisation, conversion) costs about this
 /// many of this backend's per-job additions ([`batch_core::shared::comb_width`]).
 const TABLE_ENTRY_COST: usize = 6;
 
 /// `u₁·G + u₂·Q` for each triple; variable-time (public inputs only). Jobs sharing a point
-/// in groups of at least [`SHARED_POINT_MIN`] run on a comb table for that point.
+/// in groups of at least [`shared_point_min`] run on a comb table for that point.
 pub fn mul_double_vartime(
     t: Ifma,
     form: Form,
@@ -246,7 +254,7 @@ pub fn mul_double_vartime(
     points: &[AffinePoint],
 ) -> Vec<JobResult<AffinePoint>> {
     use batch_core::shared::{comb_width, gather, group_scalars_vartime, run_split, split_vartime};
-    let split = split_vartime(curve, points, SHARED_POINT_MIN);
+    let split = split_vartime(curve, points, shared_point_min(curve));
     if split.groups.is_empty() {
         return mul_double_distinct_vartime(t, form, curve, u1, u2, points);
     }

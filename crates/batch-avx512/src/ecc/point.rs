@@ -109,6 +109,102 @@ impl<S: Lanes, const N: usize> Proj<S, N> {
     }
 }
 
+/// Points in Jacobian coordinates, one per lane (`x = X/Z²`, `y = Y/Z³`): the incomplete
+/// formulas of `batch_core::jacobian`, for variable-time code over public inputs only.
+#[derive(Clone, Copy, Debug)]
+pub struct Jac<S: Lanes, const N: usize> {
+    pub x: Fe<S, N>,
+    pub y: Fe<S, N>,
+    pub z: Fe<S, N>,
+}
+
+/// A Jacobian point with its `Z²` and `Z³`, as an addition's second operand.
+#[derive(Clone, Copy, Debug)]
+pub struct JacEntry<S: Lanes, const N: usize> {
+    pub p: Jac<S, N>,
+    pub zz: Fe<S, N>,
+    pub zzz: Fe<S, N>,
+}
+
+impl<S: Lanes, const N: usize> Jac<S, N> {
+    /// `(x : y : 1)`.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn from_affine(a: &Affine<S, N>, f: &CurveField<S, N>) -> Self {
+        Self {
+            x: a.x,
+            y: a.y,
+            z: f.one,
+        }
+    }
+
+    /// `2·self` (`batch_core::jac_double!`): right for every point, the identity included.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    pub fn double(&self, f: &CurveField<S, N>) -> Self {
+        let (x, y, z) = batch_core::jac_double!(f, (self.x, self.y, self.z));
+        Self { x, y, z }
+    }
+
+    /// `self + rhs` (`batch_core::jac_add!`): wrong where `self = rhs` or either is the
+    /// identity (then `Z = 0`); see `batch_core::jacobian`.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    pub fn add(&self, rhs: &JacEntry<S, N>, f: &CurveField<S, N>) -> Self {
+        let r = &rhs.p;
+        let (x, y, z) = batch_core::jac_add!(
+            f,
+            (self.x, self.y, self.z),
+            (r.x, r.y, r.z, rhs.zz, rhs.zzz)
+        );
+        Self { x, y, z }
+    }
+
+    /// With `Z²` and `Z³`.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    pub fn entry(&self, f: &CurveField<S, N>) -> JacEntry<S, N> {
+        let zz = f.square(&self.z);
+        JacEntry {
+            p: *self,
+            zz,
+            zzz: f.mul(&zz, &self.z),
+        }
+    }
+
+    /// `a` outside the lanes of `m`, `b` in them.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn select(a: &Self, b: &Self, m: S::M, f: &CurveField<S, N>) -> Self {
+        Self {
+            x: f.select(&a.x, &b.x, m),
+            y: f.select(&a.y, &b.y, m),
+            z: f.select(&a.z, &b.z, m),
+        }
+    }
+
+    /// The same point in homogeneous projective coordinates, `(X·Z : Y : Z³)`.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    pub fn to_proj(&self, f: &CurveField<S, N>) -> Proj<S, N> {
+        let zz = f.square(&self.z);
+        Proj {
+            x: f.mul(&self.x, &self.z),
+            y: self.y,
+            z: f.mul(&zz, &self.z),
+        }
+    }
+}
+
+/// Per lane, whether `a ≡ 0 (mod p)` (variable-time: for public values only).
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+pub fn zero_lanes_vartime<S: Lanes, const N: usize>(
+    f: &CurveField<S, N>,
+    p: &ModulusDigits,
+    a: &Fe<S, N>,
+) -> Vec<bool> {
+    canonical_lanes(f, p, a)
+        .iter()
+        .map(|x| x.is_zero_mask() != 0)
+        .collect()
+}
+
 /// Canonical limbs per lane of a Montgomery-form element (one product by 1, then one
 /// conditional subtraction of `p` in scalar code). Constant-time.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]

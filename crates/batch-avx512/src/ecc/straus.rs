@@ -3,11 +3,11 @@
 //!
 //! Representation: per lane `u₁, u₂ < n` canonical, `Q` affine Montgomery with an identity
 //! mask. `u₁·G` runs on the comb ([`comb::mul_vartime`], additions only, entries loaded by
-//! index) and `u₂·Q` on fixed signed windows ([`varbase::mul`]); one complete addition sums
-//! them. Post-condition: projective
+//! index) and `u₂·Q` on fixed signed windows in Jacobian coordinates
+//! ([`varbase::mul_vartime`]); one complete addition sums them. Post-condition: projective
 //! points per lane, the identity where the sum is `O`. Why not interleaved wNAF: lanes run in
 //! lockstep, so a position needs an addition whenever any lane has a digit there (see
-//! `batch-avx2`'s `ecc/straus.rs` for the count). The `k·Q` half is constant-time.
+//! `batch-avx2`'s `ecc/straus.rs` for the count).
 
 use batch_core::EcUint;
 
@@ -27,6 +27,6 @@ pub fn mul_double_vartime<S: Lanes, const N: usize>(
     q_identity: S::M,
 ) -> Proj<S, N> {
     let a = comb::mul_vartime(&cc.comb, cc.curve.bits(), f, u1);
-    let b = varbase::mul(f, cc.curve.bits(), q, q_identity, u2);
+    let b = varbase::mul_vartime(f, &cc.p, cc.curve.bits(), q, q_identity, u2);
     a.add(&b, f)
 }

@@ -8,11 +8,17 @@
 //!
 //! Constant-time in `k` and `Q`: each lookup reads the whole table and keeps one entry per
 //! lane by compare masks; a zero digit selects the identity, the sign is a masked negation.
+//!
+//! [`mul_vartime`] is the verification half (public `k`, `Q`): the same windows in Jacobian
+//! coordinates (`batch_core::jacobian`: a doubling 8 products and 14 additions instead of RCB's
+//! 11 and 21), incomplete formulas kept off their exceptional inputs, with [`mul`] as the
+//! fallback for a group where one was hit anyway.
 
 use batch_core::EcUint;
 use batch_scalar::ecc::comb::{booth_digit, booth_windows};
 
-use super::point::{mask_from_words, Affine, Proj};
+use super::point::{mask_from_words, zero_lanes_vartime, Affine, Jac, JacEntry, Proj};
+use crate::digits::ModulusDigits;
 use crate::field::CurveField;
 use crate::simd::Lanes;
 
@@ -80,4 +86,116 @@ pub fn mul<S: Lanes, const N: usize>(
         acc = acc.add(&e, f);
     }
     acc
+}
+
+/// `k·Q` per lane for public `k` and `Q` (verification), as [`mul`] computes it but with
+/// Jacobian doublings and additions (`batch_core::jacobian`). Variable-time.
+///
+/// The incomplete addition must not see the identity or equal operands. The accumulator is
+/// the identity until a lane's first non-zero digit: a lane mask tracks that, and the entry is
+/// selected in instead of added (zero digits keep the accumulator). Equal or opposite operands
+/// later on take a crafted scalar (`k ≡ 2d mod n` for the last digit `d`, which needs
+/// `n mod 32 ≤ 16`: reachable on P-521); the sum then has `Z = 0`, which stays so to the end,
+/// where `k·Q` for `0 < k < n` and `Q ≠ O` cannot be the identity. A lane with `Z ≡ 0` at the
+/// end therefore flags the group, which is recomputed by [`mul`] (complete formulas).
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+pub fn mul_vartime<S: Lanes, const N: usize>(
+    f: &CurveField<S, N>,
+    p: &ModulusDigits,
+    bits: usize,
+    q: &Affine<S, N>,
+    q_identity: S::M,
+    ks: &[&EcUint],
+) -> Proj<S, N> {
+    let s = f.s;
+    let q1 = Jac::from_affine(q, f);
+    let mut table: Vec<JacEntry<S, N>> = Vec::with_capacity(HALF);
+    table.push(q1.entry(f));
+    for j in 2..=HALF {
+        // j·Q ≠ ±Q for 2 ≤ j ≤ 16 on a prime-order curve: never exceptional (identity lanes
+        // compute garbage here, replaced at the end)
+        let pt = if j % 2 == 0 {
+            table[j / 2 - 1].p.double(f)
+        } else {
+            table[j - 2].p.add(&table[0], f)
+        };
+        table.push(pt.entry(f));
+    }
+    let lanes = S::LANES;
+    let (mut mag, mut neg) = ([0u64; 8], [0u64; 8]);
+    let windows = booth_windows(bits, W);
+    let mut acc = q1;
+    let mut acc_id = [true; 8]; // lanes whose accumulator is still the identity
+    for i in (0..windows).rev() {
+        if acc_id[..lanes].iter().any(|&id| !id) {
+            for _ in 0..W {
+                acc = acc.double(f);
+            }
+        }
+        for (l, k) in ks.iter().enumerate() {
+            (mag[l], neg[l]) = booth_digit(k, i, W);
+        }
+        if mag[..lanes].iter().all(|&m| m == 0) {
+            continue;
+        }
+        // the entries some lane uses, selected per lane (public digits: absent ones skipped)
+        let mv = s.from_lanes(&mag[..lanes]);
+        let mut e = table[0];
+        for j in 2..=HALF {
+            if mag[..lanes].contains(&(j as u64)) {
+                let hit = s.eq(mv, s.splat(j as u64));
+                let t = &table[j - 1];
+                e = JacEntry {
+                    p: Jac::select(&e.p, &t.p, hit, f),
+                    zz: f.select(&e.zz, &t.zz, hit),
+                    zzz: f.select(&e.zzz, &t.zzz, hit),
+                };
+            }
+        }
+        let ny = f.neg(&e.p.y);
+        e.p.y = f.select(&e.p.y, &ny, mask_from_words(s, &neg[..lanes]));
+        let sum = acc.add(&e, f);
+        // per lane: identity accumulator → the entry; zero digit → unchanged; else the sum
+        let words = |pick: &dyn Fn(usize) -> bool| -> Vec<u64> {
+            (0..lanes)
+                .map(|l| if pick(l) { u64::MAX } else { 0 })
+                .collect()
+        };
+        let take_entry = mask_from_words(s, &words(&|l| acc_id[l] && mag[l] != 0));
+        let take_sum = mask_from_words(s, &words(&|l| !acc_id[l] && mag[l] != 0));
+        let next = Jac::select(&acc, &sum, take_sum, f);
+        acc = Jac::select(&next, &e.p, take_entry, f);
+        for l in 0..lanes {
+            acc_id[l] &= mag[l] == 0;
+        }
+    }
+    // A lane that should not be the identity (k ≠ 0, Q ≠ O) with Z ≡ 0 hit an exceptional sum.
+    let mut q_id_words = [0u64; 8];
+    {
+        let mut buf = [0u64; 8];
+        s.to_lanes(
+            s.select(s.zero(), s.splat(u64::MAX), q_identity),
+            &mut buf[..lanes],
+        );
+        q_id_words[..lanes].copy_from_slice(&buf[..lanes]);
+    }
+    let z_zero = zero_lanes_vartime(f, p, &acc.z);
+    if (0..lanes).any(|l| z_zero[l] && !acc_id[l] && q_id_words[l] == 0) {
+        return mul(f, bits, q, q_identity, ks);
+    }
+    let id_words: Vec<u64> = (0..lanes)
+        .map(|l| {
+            if acc_id[l] || q_id_words[l] != 0 {
+                u64::MAX
+            } else {
+                0
+            }
+        })
+        .collect();
+    Proj::select(
+        &acc.to_proj(f),
+        &Proj::identity(f),
+        mask_from_words(s, &id_words),
+        f,
+    )
 }
