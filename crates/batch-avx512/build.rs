@@ -109,9 +109,10 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
 }
 
-/// Curve-field kernels: (digits, reduction) — P-256 at 6 digits with its own rows, P-384 at 8
-/// with the generic rows, P-521 at 11 with its own (`field::Reduction`).
-const CURVE_KERNELS: [(usize, &str); 3] = [(6, "p256"), (8, "generic"), (11, "p521")];
+/// Curve-field kernels: (digits, reduction) — P-224 at 5 digits and P-384 at 8 with the
+/// generic rows, P-256 at 6 and P-521 at 11 with their own (`field::Reduction`).
+const CURVE_KERNELS: [(usize, &str); 4] =
+    [(5, "generic"), (6, "p256"), (8, "generic"), (11, "p521")];
 
 /// Emits `curve_{mul|sqr}_{n}_{red}(s, a, [b,] m, k0, out)`: `out = a·b·R⁻¹` (or `a²·R⁻¹`)
 /// almost reduced, normalised, as `field::amm_curve_ifma` documents. Every column and row is a

@@ -157,6 +157,7 @@ pub fn amm_curve_ifma<S: Lanes, const N: usize, const RED: u8>(
     let mut out = [s.zero(); N];
     let (m, k0) = (&md.m[..], md.k0);
     match (N, RED) {
+        (5, 0) => curve_mul_5_generic(s, a, b, m, k0, &mut out),
         (6, 1) => curve_mul_6_p256(s, a, b, m, k0, &mut out),
         (8, 0) => curve_mul_8_generic(s, a, b, m, k0, &mut out),
         (11, 2) => curve_mul_11_p521(s, a, b, m, k0, &mut out),
@@ -177,6 +178,7 @@ pub fn ams_curve_ifma<S: Lanes, const N: usize, const RED: u8>(
     let mut out = [s.zero(); N];
     let (m, k0) = (&md.m[..], md.k0);
     match (N, RED) {
+        (5, 0) => curve_sqr_5_generic(s, a, m, k0, &mut out),
         (6, 1) => curve_sqr_6_p256(s, a, m, k0, &mut out),
         (8, 0) => curve_sqr_8_generic(s, a, m, k0, &mut out),
         (11, 2) => curve_sqr_11_p521(s, a, m, k0, &mut out),
@@ -700,6 +702,8 @@ mod tests {
             return;
         };
         use batch_core::Curve;
+        check_curve::<Z8, 5>(t.z8(), Curve::P224, Reduction::Generic);
+        check_curve::<Y4, 5>(t.y4(), Curve::P224, Reduction::Generic);
         check_curve::<Z8, 6>(t.z8(), Curve::P256, Reduction::P256);
         check_curve::<Y4, 6>(t.y4(), Curve::P256, Reduction::P256);
         check_curve::<Z8, 8>(t.z8(), Curve::P384, Reduction::Generic);

@@ -9,7 +9,7 @@
 //! - `modexp`: fixed-window constant-time and square-and-multiply `_vartime`
 //!   exponentiation, a group of jobs (possibly each with its own modulus) per register.
 //!
-//! - `ecc`: `k·G`, `k·Q` and `u₁·G + u₂·Q` on P-256, P-384 and P-521 (not P-224 yet), one
+//! - `ecc`: `k·G`, `k·Q` and `u₁·G + u₂·Q` on P-224, P-256, P-384 and P-521, one
 //!   job per lane, `batch_core::rcb`'s complete formulas over a lazily reduced 52-bit
 //!   Montgomery field.
 //!

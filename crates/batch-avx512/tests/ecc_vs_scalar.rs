@@ -22,6 +22,11 @@ fn check(curve: Curve, sizes: &[usize], seed: u64, what: &str) {
 }
 
 #[test]
+fn ecc_vs_scalar_p224() {
+    check(Curve::P224, &SIZES, 20, "ecc_vs_scalar_p224");
+}
+
+#[test]
 fn ecc_vs_scalar_p256() {
     check(Curve::P256, &SIZES, 21, "ecc_vs_scalar_p256");
 }

@@ -112,7 +112,7 @@ impl AutoBackend {
     /// - every curve operation where the CPU has AVX-512 IFMA: `avx512` (Zen 4, one thread,
     ///   batch 1024, `examples/ecbench.rs` in batch-avx512: `k·G` 3.1–4.8× scalar, `k·Q`
     ///   3.6–4.8×, `u₁·G + u₂·Q` 1.8–2.8×, every curve);
-    /// - elsewhere, and for P-224 (which avx512 lacks) everywhere, every `k·G` (P-256 sign
+    /// - elsewhere every `k·G` (P-256 sign
     ///   1.36–1.6× scalar; P-224 1.36–1.57×; P-384 and P-521 at least on par) and `k·Q` on
     ///   P-224/P-384/P-521 (1.5–1.8×/2.2×/1.1× in `avx2bench`): `avx2`;
     /// - and `k·Q` on P-256 (a tie) and every `u₁·G + u₂·Q`, where four lanes in lockstep lose
@@ -126,7 +126,7 @@ impl AutoBackend {
             (Operation::ModexpVartime, modexp),
         ];
         // The first route listed for an operation wins: avx512 first where it runs, then the
-        // avx2 routes, which serve every curve avx512 lacks (P-224) and every curve without it.
+        // avx2 routes, which serve every curve where it does not.
         let avx512 = batch_avx512::Avx512Backend::new();
         if avx512.availability().is_available() {
             let avx512: Arc<dyn Backend> = Arc::new(avx512);
@@ -270,8 +270,6 @@ mod tests {
         assert_eq!(auto.route(Operation::Modexp).name(), want);
         assert_eq!(auto.route(Operation::ModexpVartime).name(), want);
         for c in Curve::ALL {
-            // avx512 has no P-224: its curve operations take the routes of a CPU without it
-            let ifma = ifma && c != Curve::P224;
             let verify = auto.route(Operation::MulDoubleVartime(c)).name();
             assert_eq!(verify, if ifma { "avx512" } else { "scalar" }, "{c:?}");
             let sign = auto.route(Operation::MulBase(c)).name();

@@ -1,7 +1,7 @@
 //! Elliptic-curve batches on P-256, P-384 and P-521: validation, grouping, affine results.
 //!
 //! Inputs and outputs are seam types; inside, each curve field is an `N`-digit Montgomery
-//! field on 52-bit digits ([`CurveField`]: `N` = 6, 8, 11, chosen so `2^(52·N)` leaves at
+//! field on 52-bit digits ([`CurveField`]: `N` = 5, 6, 8, 11, chosen so `2^(52·N)` leaves at
 //! least 20 bits of room above `p` for lazy reduction), one job per lane of a `zmm` (8) or
 //! `ymm` (4) register. Each job is validated alone, in the scalar backend's order (`k·Q`:
 //! scalar, then point; `u₁·G + u₂·Q`: `u₁`, `u₂`, `Q`); a bad job gets its error and its lane
@@ -23,7 +23,7 @@ pub mod varbase;
 use std::sync::OnceLock;
 
 use batch_core::backend::{check_double_job, check_point_job, check_scalar};
-use batch_core::curve::{CurveDef, P256, P384, P521};
+use batch_core::curve::{CurveDef, P224, P256, P384, P521};
 use batch_core::{AffinePoint, Curve, EcUint, Error, JobResult};
 use rayon::prelude::*;
 
@@ -97,19 +97,20 @@ fn shared_table<const L: usize>(
     CombDigits::for_point_vartime(c, p, q, w)
 }
 
-/// The curves implemented here. P-224 is not among them: its 52-bit constants are untested
-/// until a session with an IFMA CPU runs them, so the backend refuses it with
-/// `Error::Unavailable` and routing sends it elsewhere.
-pub const CURVES: [Curve; 3] = [Curve::P256, Curve::P384, Curve::P521];
+/// The curves implemented here: every curve of the seam. (P-224 at five digits, with the
+/// generic reduction rows.)
+pub const CURVES: [Curve; 4] = [Curve::P224, Curve::P256, Curve::P384, Curve::P521];
 
-/// The constants for `curve`, built on first use; only for [`CURVES`] (the backend refuses
-/// any other curve before calling in here).
+/// The constants for `curve`, built on first use.
 pub fn consts(curve: Curve) -> &'static CurveConsts {
+    static C224: OnceLock<CurveConsts> = OnceLock::new();
     static C256: OnceLock<CurveConsts> = OnceLock::new();
     static C384: OnceLock<CurveConsts> = OnceLock::new();
     static C521: OnceLock<CurveConsts> = OnceLock::new();
     match curve {
-        Curve::P224 => unreachable!("avx512 refuses P-224 before its EC code runs"),
+        Curve::P224 => {
+            C224.get_or_init(|| CurveConsts::new(&P224, 5, |q, w, p| shared_table(&P224, q, w, p)))
+        }
         Curve::P256 => {
             C256.get_or_init(|| CurveConsts::new(&P256, 6, |q, w, p| shared_table(&P256, q, w, p)))
         }
@@ -233,7 +234,7 @@ pub fn mul_point(
 /// 0.63 / 0.82 / 0.95 / 1.13×.
 pub fn shared_point_min(curve: Curve) -> usize {
     match curve {
-        Curve::P256 => 24,
+        Curve::P224 | Curve::P256 => 24,
         Curve::P384 => 32,
         _ => 48,
     }
@@ -339,13 +340,15 @@ fn run(
                 .collect();
             inputs.resize(inputs.len().next_multiple_of(lanes), STAND_IN);
             let pts = match (form, cc.n) {
+                (Form::Z8, 5) => crate::simd::ec_chunk::<Z8, 5>(t.z8(), cc, op, &inputs),
                 (Form::Z8, 6) => crate::simd::ec_chunk::<Z8, 6>(t.z8(), cc, op, &inputs),
                 (Form::Z8, 8) => crate::simd::ec_chunk::<Z8, 8>(t.z8(), cc, op, &inputs),
                 (Form::Z8, 11) => crate::simd::ec_chunk::<Z8, 11>(t.z8(), cc, op, &inputs),
+                (Form::Y4, 5) => crate::simd::ec_chunk::<Y4, 5>(t.y4(), cc, op, &inputs),
                 (Form::Y4, 6) => crate::simd::ec_chunk::<Y4, 6>(t.y4(), cc, op, &inputs),
                 (Form::Y4, 8) => crate::simd::ec_chunk::<Y4, 8>(t.y4(), cc, op, &inputs),
                 (Form::Y4, 11) => crate::simd::ec_chunk::<Y4, 11>(t.y4(), cc, op, &inputs),
-                _ => unreachable!("curve widths are 6, 8, 11"),
+                _ => unreachable!("curve widths are 5, 6, 8, 11"),
             };
             chunk
                 .iter()
