@@ -6,11 +6,13 @@
 //! `(t² : t³ : 0)`, `t ≠ 0`. Conversions: affine `(x, y)` is `(x : y : 1)`; to homogeneous
 //! projective (RCB's form) `(X·Z : Y : Z³)`.
 //!
-//! Costs (checked by the tests): doubling 4M + 4S and 14 additions (Bernstein–Lange
+//! Costs (checked by the tests): doubling 4M + 4S and 13 additions (Bernstein–Lange
 //! `dbl-2001-b` for `a = −3`, with `Z3 = 2·Y·Z` instead of `(Y + Z)² − γ − δ`, as squarings
-//! cost as much as products in the SIMD fields), against RCB's 11 products and 21 additions;
-//! addition with the second point's `Z²` and `Z³` precomputed 11M + 3S and 7 additions
-//! (`add-1998-cmo-2`), against RCB's 14 products and 29 additions.
+//! cost as much as products in the SIMD fields, and `8γ² = 2·(2γ)²`), against RCB's 11
+//! products and 21 additions; addition with the second point's `Z²` and `Z³` precomputed
+//! 11M + 3S and 7 additions (`add-1998-cmo-2`), against RCB's 14 products and 29 additions;
+//! mixed addition (`Z₂ = 1`) 8M + 3S and 7 additions. `batch-avx512` runs the first two in
+//! verification's `u₂·Q`, `batch-scalar` the doubling and the mixed addition in its wNAF loop.
 //!
 //! Where they are wrong (the reason they are variable-time helpers only):
 //! - Doubling is right for every point of a prime-order curve, the identity included: a `Z = 0`
@@ -43,13 +45,42 @@ macro_rules! jac_double {
         x3 = f.sub(&x3, &b8); // X3 = α² − 8β
         let yz = f.mul(y, z);
         let z3 = f.add(&yz, &yz); // Z3 = 2·Y·Z
-        let gg = f.square(&gamma);
-        let gg2 = f.add(&gg, &gg);
-        let gg4 = f.add(&gg2, &gg2);
-        let gg8 = f.add(&gg4, &gg4); // 8γ²
+        let g2 = f.add(&gamma, &gamma);
+        let gg4 = f.square(&g2);
+        let gg8 = f.add(&gg4, &gg4); // 8γ² = 2·(2γ)²
         let t3 = f.sub(&b4, &x3);
         let mut y3 = f.mul(&alpha, &t3);
         y3 = f.sub(&y3, &gg8); // Y3 = α·(4β − X3) − 8γ²
+        (x3, y3, z3)
+    }};
+}
+
+/// `P₁ + P₂` for an affine `P₂ = (x₂, y₂)` (`Z₂ = 1`, `madd`): 8M + 3S, the same exceptions
+/// as [`jac_add!`].
+#[macro_export]
+macro_rules! jac_add_mixed {
+    ($f:expr, ($x1:expr, $y1:expr, $z1:expr), ($x2:expr, $y2:expr)) => {{
+        let f = $f;
+        let (x1, y1, z1) = (&$x1, &$y1, &$z1);
+        let (x2, y2) = (&$x2, &$y2);
+        let z1z1 = f.square(z1);
+        let u2 = f.mul(x2, &z1z1); // U2 = x2·Z1²
+        let z1z1z1 = f.mul(&z1z1, z1);
+        let s2 = f.mul(y2, &z1z1z1); // S2 = y2·Z1³
+        let h = f.sub(&u2, x1); // H = U2 − X1
+        let r = f.sub(&s2, y1); // r = S2 − Y1
+        let hh = f.square(&h);
+        let hhh = f.mul(&h, &hh);
+        let v = f.mul(x1, &hh); // V = X1·H²
+        let mut x3 = f.square(&r);
+        x3 = f.sub(&x3, &hhh);
+        let v2 = f.add(&v, &v);
+        x3 = f.sub(&x3, &v2); // X3 = r² − H³ − 2V
+        let t = f.sub(&v, &x3);
+        let mut y3 = f.mul(&r, &t);
+        let y1h = f.mul(y1, &hhh);
+        y3 = f.sub(&y3, &y1h); // Y3 = r·(V − X3) − Y1·H³
+        let z3 = f.mul(z1, &h); // Z3 = Z1·H
         (x3, y3, z3)
     }};
 }
@@ -160,10 +191,20 @@ mod tests {
         let d = crate::jac_double!(&f, (j1.0, j1.1, j1.2));
         let want = crate::rcb_double!(&f, b, (p1.0, p1.1, 1u64));
         assert_eq!(jac_affine(d), proj_affine(want));
-        // addition
+        // addition, and mixed addition (the same sum)
         let s = crate::jac_add!(&f, (j1.0, j1.1, j1.2), (j2.0, j2.1, j2.2, j2.3, j2.4));
         let want = crate::rcb_add!(&f, b, (p1.0, p1.1, 1u64), (p2.0, p2.1, 1u64));
         assert_eq!(jac_affine(s), proj_affine(want));
+        let sm = crate::jac_add_mixed!(&f, (j1.0, j1.1, j1.2), (p2.0, p2.1));
+        assert_eq!(jac_affine(sm), proj_affine(want));
+        // mixed: P + P is (0 : 0 : 0), P + (−P) the identity with Y ≠ 0
+        assert_eq!(
+            crate::jac_add_mixed!(&f, (j1.0, j1.1, j1.2), (p1.0, p1.1)),
+            (0, 0, 0)
+        );
+        let mo = crate::jac_add_mixed!(&f, (j1.0, j1.1, j1.2), (p1.0, P - p1.1));
+        assert_eq!(mo.2, 0);
+        assert_ne!(mo.1, 0);
         // P + (−P): the identity, with Y ≠ 0
         let neg = scaled((p1.0, P - p1.1), 99);
         let o = crate::jac_add!(&f, (j1.0, j1.1, j1.2), (neg.0, neg.1, neg.2, neg.3, neg.4));
@@ -193,10 +234,14 @@ mod tests {
         let e = Exprs::default();
         let [x, y, z] = [0, 1, 2].map(|i| e.input(i));
         let d: (Sym, Sym, Sym) = crate::jac_double!(&e, (x, y, z));
-        assert_eq!(e.cost(&[d.0, d.1, d.2]), (8, 14));
+        assert_eq!(e.cost(&[d.0, d.1, d.2]), (8, 13));
         let e = Exprs::default();
         let [x, y, z, zz, zzz, x1, y1, z1] = [0, 1, 2, 3, 4, 5, 6, 7].map(|i| e.input(i));
         let a: (Sym, Sym, Sym) = crate::jac_add!(&e, (x1, y1, z1), (x, y, z, zz, zzz));
         assert_eq!(e.cost(&[a.0, a.1, a.2]), (14, 7));
+        let e = Exprs::default();
+        let [x, y, x1, y1, z1] = [0, 1, 2, 3, 4].map(|i| e.input(i));
+        let m: (Sym, Sym, Sym) = crate::jac_add_mixed!(&e, (x1, y1, z1), (x, y));
+        assert_eq!(e.cost(&[m.0, m.1, m.2]), (11, 7));
     }
 }

@@ -5,8 +5,9 @@
 //! `|d| < 2^(w−1)` index window 0 of the comb table (`j·G`, `j ≤ 2^(w−1)`) directly; `u₂`
 //! as a width-[`W_Q`] wNAF over a per-job table of `Q, 3Q, …, 15Q`, whose entries for a whole
 //! chunk are made affine together with one inversion. The shared double-and-add loop runs in
-//! Jacobian coordinates (`x = X/Z²`, `y = Y/Z³`; 8 multiplications per doubling with
-//! `a = −3`, 11 per mixed addition), which is not complete: exceptional cases are branched on.
+//! Jacobian coordinates (`x = X/Z²`, `y = Y/Z³`; `batch_core::jacobian`'s formulas, 8
+//! multiplications per doubling with `a = −3`, 11 per mixed addition), which are not
+//! complete: exceptional cases are branched on.
 //! Post-condition: a homogeneous projective point per job, the identity where the sum is `O`.
 //!
 //! Everything here branches and indexes on its inputs: never call it with secrets.
@@ -79,71 +80,34 @@ impl<const L: usize> JacobianPoint<L> {
         self.z.is_zero_vartime()
     }
 
-    /// `2·self` for `a = −3` (EFD dbl-2001-b, 3M + 5S).
+    /// `2·self` for `a = −3` (`batch_core::jac_double!`, 4M + 4S).
     #[inline(always)]
     fn double_vartime(&self, c: &CurveDef<L>) -> Self {
         if self.is_identity_vartime() {
             return *self;
         }
-        let f = &c.p;
-        let delta = f.square(&self.z);
-        let gamma = f.square(&self.y);
-        let beta = f.mul(&self.x, &gamma);
-        // α = 3(X − δ)(X + δ)
-        let t = f.mul(&f.sub(&self.x, &delta), &f.add(&self.x, &delta));
-        let alpha = f.add(&f.double(&t), &t);
-        // X₃ = α² − 8β
-        let beta4 = f.double(&f.double(&beta));
-        let x3 = f.sub(&f.square(&alpha), &f.double(&beta4));
-        // Z₃ = 2YZ
-        let yz = f.mul(&self.y, &self.z);
-        let z3 = f.double(&yz);
-        // Y₃ = α(4β − X₃) − 8γ², with 8γ² = 2(2γ)²
-        let g8 = f.double(&f.square(&f.double(&gamma)));
-        let y3 = f.sub(&f.mul(&alpha, &f.sub(&beta4, &x3)), &g8);
-        Self {
-            x: x3,
-            y: y3,
-            z: z3,
-        }
+        let (x, y, z) = batch_core::jac_double!(&c.p, (self.x, self.y, self.z));
+        Self { x, y, z }
     }
 
-    /// `self + a` for affine `a` (8M + 3S), falling back to doubling for `self = a` and the
-    /// identity for `self = −a`.
+    /// `self + a` for affine `a` (`batch_core::jac_add_mixed!`, 8M + 3S), falling back to
+    /// doubling for `self = a` and the identity for `self = −a`.
     #[inline(always)]
     fn add_affine_vartime(&self, a: &AffineMonty<L>, c: &CurveDef<L>) -> Self {
-        let f = &c.p;
         if self.is_identity_vartime() {
             return Self {
                 x: a.x,
                 y: a.y,
-                z: *f.one(),
+                z: *c.p.one(),
             };
         }
-        let z1z1 = f.square(&self.z);
-        let u2 = f.mul(&a.x, &z1z1);
-        let s2 = f.mul(&a.y, &f.mul(&self.z, &z1z1));
-        let h = f.sub(&u2, &self.x);
-        let r = f.sub(&s2, &self.y);
-        if h.is_zero_vartime() {
-            return if r.is_zero_vartime() {
-                self.double_vartime(c)
-            } else {
-                Self::identity(c)
-            };
+        let (x, y, z) = batch_core::jac_add_mixed!(&c.p, (self.x, self.y, self.z), (a.x, a.y));
+        // Z₃ = Z₁·H = 0 means H = 0, self = ±a: the formulas give the identity for −a
+        // (`(r² : −r³ : 0)`) and `(0 : 0 : 0)` for a itself, which needs the doubling.
+        if z.is_zero_vartime() && y.is_zero_vartime() {
+            return self.double_vartime(c);
         }
-        let hh = f.square(&h);
-        let hhh = f.mul(&h, &hh);
-        let v = f.mul(&self.x, &hh);
-        // X₃ = r² − H³ − 2V, Y₃ = r(V − X₃) − Y₁H³, Z₃ = Z₁H
-        let x3 = f.sub(&f.sub(&f.square(&r), &hhh), &f.double(&v));
-        let y3 = f.sub(&f.mul(&r, &f.sub(&v, &x3)), &f.mul(&self.y, &hhh));
-        let z3 = f.mul(&self.z, &h);
-        Self {
-            x: x3,
-            y: y3,
-            z: z3,
-        }
+        Self { x, y, z }
     }
 
     /// Homogeneous `(XZ : Y : Z³)`: same affine point.
