@@ -528,6 +528,24 @@ impl<S: Lanes, const N: usize> CurveField<S, N> {
         self.mul(a, &Fe { d: self.unit, k: 1 }).d
     }
 
+    /// The lanes where `a ≡ 0 (mod p)`. Constant-time: one product by 1 (which leaves a value
+    /// in `[0, p]`, `p` only for zero), then a digit-wise comparison with 0 and with `p`
+    /// folded by OR, no branch.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn is_zero(&self, a: &Fe<S, N>) -> S::M {
+        let s = self.s;
+        let x = self.out_of_monty(a);
+        let (mut any, mut diff) = (s.zero(), s.zero());
+        for (d, m) in x.iter().zip(&self.md.m) {
+            any = s.or(any, *d);
+            diff = s.or(diff, s.xor(*d, *m));
+        }
+        // a lane is zero where either fold is zero: their product-free AND
+        let zero_or_p = s.select(any, diff, s.eq(diff, s.zero()));
+        s.eq(zero_or_p, s.zero())
+    }
+
     /// `a^e` for a public exponent `e` (little-endian limbs), the same in all lanes: fixed
     /// 4-bit windows, table indexed by the public window. Constant-time in `a`.
     #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]

@@ -82,6 +82,8 @@ pub trait Lanes: Copy + Send + Sync + core::fmt::Debug + 'static {
     /// `a − b` per lane (wrapping).
     fn sub(self, a: Self::V, b: Self::V) -> Self::V;
     fn and(self, a: Self::V, b: Self::V) -> Self::V;
+    fn or(self, a: Self::V, b: Self::V) -> Self::V;
+    fn xor(self, a: Self::V, b: Self::V) -> Self::V;
     /// `a >> 52` per lane.
     fn shr52(self, a: Self::V) -> Self::V;
     /// `a >> 52` per lane, arithmetic (sign-extending).
@@ -134,6 +136,14 @@ impl Lanes for Z8 {
     #[inline(always)]
     fn and(self, a: __m512i, b: __m512i) -> __m512i {
         unsafe { _mm512_and_si512(a, b) }
+    }
+    #[inline(always)]
+    fn or(self, a: __m512i, b: __m512i) -> __m512i {
+        unsafe { _mm512_or_si512(a, b) }
+    }
+    #[inline(always)]
+    fn xor(self, a: __m512i, b: __m512i) -> __m512i {
+        unsafe { _mm512_xor_si512(a, b) }
     }
     #[inline(always)]
     fn sar52(self, a: __m512i) -> __m512i {
@@ -196,6 +206,14 @@ impl Lanes for Y4 {
     #[inline(always)]
     fn and(self, a: __m256i, b: __m256i) -> __m256i {
         unsafe { _mm256_and_si256(a, b) }
+    }
+    #[inline(always)]
+    fn or(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_or_si256(a, b) }
+    }
+    #[inline(always)]
+    fn xor(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_xor_si256(a, b) }
     }
     #[inline(always)]
     fn sar52(self, a: __m256i) -> __m256i {

@@ -138,7 +138,8 @@ impl<S: Lanes, const N: usize> Jac<S, N> {
         }
     }
 
-    /// `2·self` (`batch_core::jac_double!`): right for every point, the identity included.
+    /// `2·self` (`batch_core::jac_double!`): right for every point, the identity included
+    /// (with `Y ≠ 0`); complete and constant-time on prime-order curves.
     #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
     pub fn double(&self, f: &CurveField<S, N>) -> Self {
         let (x, y, z) = batch_core::jac_double!(f, (self.x, self.y, self.z));
@@ -180,7 +181,27 @@ impl<S: Lanes, const N: usize> Jac<S, N> {
         }
     }
 
-    /// The same point in homogeneous projective coordinates, `(X·Z : Y : Z³)`.
+    /// The same point from homogeneous projective coordinates, `(X·Z : Y·Z² : Z)`, with the
+    /// identity (`Z ≡ 0`, which that map would send to `(0 : 0 : 0)`) as `(1 : 1 : 0)`.
+    /// Constant-time: the identity lanes are found by [`CurveField::is_zero`] and selected.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    pub fn from_proj(p: &Proj<S, N>, f: &CurveField<S, N>) -> Self {
+        let zz = f.square(&p.z);
+        let j = Self {
+            x: f.mul(&p.x, &p.z),
+            y: f.mul(&p.y, &zz),
+            z: p.z,
+        };
+        let id = Self {
+            x: f.one,
+            y: f.one,
+            z: f.zero(),
+        };
+        Self::select(&j, &id, f.is_zero(&p.z), f)
+    }
+
+    /// The same point in homogeneous projective coordinates, `(X·Z : Y : Z³)` (the identity
+    /// `(t² : t³ : 0)` goes to `(0 : t³ : 0)`).
     #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
     pub fn to_proj(&self, f: &CurveField<S, N>) -> Proj<S, N> {
         let zz = f.square(&self.z);
