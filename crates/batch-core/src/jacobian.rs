@@ -55,6 +55,32 @@ macro_rules! jac_double {
     }};
 }
 
+/// The part of a Jacobian addition after the operands are brought to a common `Z`:
+/// from `U1, U2, S1, S2` (`X·Z'²`, `Y·Z'³` of each), `(X3, Y3, H)`; the caller's `Z3` is
+/// `H` times its `Z` factors. 5M + 2S.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! jac_sum {
+    ($f:expr, $u1:expr, $u2:expr, $s1:expr, $s2:expr) => {{
+        let f = $f;
+        let (u1, u2, s1, s2) = ($u1, $u2, $s1, $s2);
+        let h = f.sub(u2, u1); // H = U2 − U1
+        let r = f.sub(s2, s1); // r = S2 − S1
+        let hh = f.square(&h);
+        let hhh = f.mul(&h, &hh);
+        let v = f.mul(u1, &hh); // V = U1·H²
+        let mut x3 = f.square(&r);
+        x3 = f.sub(&x3, &hhh);
+        let v2 = f.add(&v, &v);
+        x3 = f.sub(&x3, &v2); // X3 = r² − H³ − 2V
+        let t = f.sub(&v, &x3);
+        let mut y3 = f.mul(&r, &t);
+        let s1h = f.mul(s1, &hhh);
+        y3 = f.sub(&y3, &s1h); // Y3 = r·(V − X3) − S1·H³
+        (x3, y3, h)
+    }};
+}
+
 /// `P₁ + P₂` for an affine `P₂ = (x₂, y₂)` (`Z₂ = 1`, `madd`): 8M + 3S, the same exceptions
 /// as [`jac_add!`].
 #[macro_export]
@@ -67,19 +93,7 @@ macro_rules! jac_add_mixed {
         let u2 = f.mul(x2, &z1z1); // U2 = x2·Z1²
         let z1z1z1 = f.mul(&z1z1, z1);
         let s2 = f.mul(y2, &z1z1z1); // S2 = y2·Z1³
-        let h = f.sub(&u2, x1); // H = U2 − X1
-        let r = f.sub(&s2, y1); // r = S2 − Y1
-        let hh = f.square(&h);
-        let hhh = f.mul(&h, &hh);
-        let v = f.mul(x1, &hh); // V = X1·H²
-        let mut x3 = f.square(&r);
-        x3 = f.sub(&x3, &hhh);
-        let v2 = f.add(&v, &v);
-        x3 = f.sub(&x3, &v2); // X3 = r² − H³ − 2V
-        let t = f.sub(&v, &x3);
-        let mut y3 = f.mul(&r, &t);
-        let y1h = f.mul(y1, &hhh);
-        y3 = f.sub(&y3, &y1h); // Y3 = r·(V − X3) − Y1·H³
+        let (x3, y3, h) = $crate::jac_sum!(f, x1, &u2, y1, &s2);
         let z3 = f.mul(z1, &h); // Z3 = Z1·H
         (x3, y3, z3)
     }};
@@ -99,19 +113,7 @@ macro_rules! jac_add {
         let s1 = f.mul(y1, zzz2); // S1 = Y1·Z2³
         let z1z1z1 = f.mul(&z1z1, z1);
         let s2 = f.mul(y2, &z1z1z1); // S2 = Y2·Z1³
-        let h = f.sub(&u2, &u1); // H = U2 − U1
-        let r = f.sub(&s2, &s1); // r = S2 − S1
-        let hh = f.square(&h);
-        let hhh = f.mul(&h, &hh);
-        let v = f.mul(&u1, &hh); // V = U1·H²
-        let mut x3 = f.square(&r);
-        x3 = f.sub(&x3, &hhh);
-        let v2 = f.add(&v, &v);
-        x3 = f.sub(&x3, &v2); // X3 = r² − H³ − 2V
-        let t = f.sub(&v, &x3);
-        let mut y3 = f.mul(&r, &t);
-        let s1h = f.mul(&s1, &hhh);
-        y3 = f.sub(&y3, &s1h); // Y3 = r·(V − X3) − S1·H³
+        let (x3, y3, h) = $crate::jac_sum!(f, &u1, &u2, &s1, &s2);
         let z1z2 = f.mul(z1, z2);
         let z3 = f.mul(&z1z2, &h); // Z3 = Z1·Z2·H
         (x3, y3, z3)
@@ -122,23 +124,8 @@ macro_rules! jac_add {
 mod tests {
     use crate::rcb::symbolic::{Exprs, Sym};
 
-    /// Numbers mod a small prime as the field.
-    const P: u64 = 1_000_000_007;
-    struct F;
-    impl F {
-        fn mul(&self, a: &u64, b: &u64) -> u64 {
-            a * b % P
-        }
-        fn square(&self, a: &u64) -> u64 {
-            a * a % P
-        }
-        fn add(&self, a: &u64, b: &u64) -> u64 {
-            (a + b) % P
-        }
-        fn sub(&self, a: &u64, b: &u64) -> u64 {
-            (a + P - b) % P
-        }
-    }
+    use crate::rcb::test_field::{F, P};
+
     fn pow(mut a: u64, mut e: u64) -> u64 {
         let mut r = 1;
         while e > 0 {

@@ -272,6 +272,28 @@ pub mod symbolic {
     }
 }
 
+/// Numbers mod a small prime as a field, for the formula tests here and in
+/// [`crate::jacobian`].
+#[cfg(test)]
+pub(crate) mod test_field {
+    pub const P: u64 = 1_000_000_007;
+    pub struct F;
+    impl F {
+        pub fn mul(&self, a: &u64, b: &u64) -> u64 {
+            a * b % P
+        }
+        pub fn square(&self, a: &u64) -> u64 {
+            a * a % P
+        }
+        pub fn add(&self, a: &u64, b: &u64) -> u64 {
+            (a + b) % P
+        }
+        pub fn sub(&self, a: &u64, b: &u64) -> u64 {
+            (a + P - b) % P
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::symbolic::{self, Exprs};
@@ -292,22 +314,7 @@ mod tests {
     /// Mixed addition is addition with `Z2 = 1`, checked on numbers mod a small prime.
     #[test]
     fn mixed_is_addition_with_z2_one() {
-        const P: u64 = 1_000_000_007;
-        struct F;
-        impl F {
-            fn mul(&self, a: &u64, b: &u64) -> u64 {
-                a * b % P
-            }
-            fn square(&self, a: &u64) -> u64 {
-                a * a % P
-            }
-            fn add(&self, a: &u64, b: &u64) -> u64 {
-                (a + b) % P
-            }
-            fn sub(&self, a: &u64, b: &u64) -> u64 {
-                (a + P - b) % P
-            }
-        }
+        use super::test_field::{F, P};
         let f = F;
         let (x1, y1, z1, x2, y2) = (5u64, 77, 913, 123_456u64, 654_321u64);
         // b puts (x2, y2) on y² = x³ − 3x + b

@@ -34,6 +34,22 @@ impl<S: Lanes, const N: usize> Affine<S, N> {
     }
 }
 
+/// Three coordinates: `a`'s outside the lanes of `m`, `b`'s in them (`Proj` and `Jac`).
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+#[inline]
+fn select3<S: Lanes, const N: usize>(
+    f: &CurveField<S, N>,
+    a: [&Fe<S, N>; 3],
+    b: [&Fe<S, N>; 3],
+    m: S::M,
+) -> [Fe<S, N>; 3] {
+    [
+        f.select(a[0], b[0], m),
+        f.select(a[1], b[1], m),
+        f.select(a[2], b[2], m),
+    ]
+}
+
 /// Points in homogeneous projective coordinates, one per lane.
 #[derive(Clone, Copy, Debug)]
 pub struct Proj<S: Lanes, const N: usize> {
@@ -69,11 +85,8 @@ impl<S: Lanes, const N: usize> Proj<S, N> {
     #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
     #[inline]
     pub fn select(a: &Self, b: &Self, m: S::M, f: &CurveField<S, N>) -> Self {
-        Self {
-            x: f.select(&a.x, &b.x, m),
-            y: f.select(&a.y, &b.y, m),
-            z: f.select(&a.z, &b.z, m),
-        }
+        let [x, y, z] = select3(f, [&a.x, &a.y, &a.z], [&b.x, &b.y, &b.z], m);
+        Self { x, y, z }
     }
 
     /// `−self` in the lanes of `m`.
@@ -174,11 +187,8 @@ impl<S: Lanes, const N: usize> Jac<S, N> {
     #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
     #[inline]
     pub fn select(a: &Self, b: &Self, m: S::M, f: &CurveField<S, N>) -> Self {
-        Self {
-            x: f.select(&a.x, &b.x, m),
-            y: f.select(&a.y, &b.y, m),
-            z: f.select(&a.z, &b.z, m),
-        }
+        let [x, y, z] = select3(f, [&a.x, &a.y, &a.z], [&b.x, &b.y, &b.z], m);
+        Self { x, y, z }
     }
 
     /// The same point from homogeneous projective coordinates, `(X·Z : Y·Z² : Z)`, with the
