@@ -642,6 +642,15 @@ mod tests {
         }
     }
 
+    /// Without IFMA: one `skipped` line, or a failure where `BATCHSIG_REQUIRE_AVX512` is set.
+    fn skip_or_fail(what: &str) {
+        assert!(
+            std::env::var("BATCHSIG_REQUIRE_AVX512").is_err(),
+            "{what}: no AVX-512 IFMA, and BATCHSIG_REQUIRE_AVX512 is set"
+        );
+        eprintln!("skipped: no AVX-512 IFMA on this CPU ({what})");
+    }
+
     /// The curve kernels (generated, with each prime's own reduction rows) against the generic
     /// product and squaring, bit for bit (the quotient digits are the same, so the almost
     /// reduced results must be too), and against num-bigint, for operands up to the bound the
@@ -714,9 +723,7 @@ mod tests {
     #[test]
     fn curve_kernels_match_generic_and_num_bigint() {
         let Ok(t) = detect() else {
-            eprintln!(
-                "skipped: no AVX-512 IFMA on this CPU (curve_kernels_match_generic_and_num_bigint)"
-            );
+            skip_or_fail("curve_kernels_match_generic_and_num_bigint");
             return;
         };
         use batch_core::Curve;
@@ -733,9 +740,7 @@ mod tests {
     #[test]
     fn squaring_matches_product_and_num_bigint() {
         let Ok(t) = detect() else {
-            eprintln!(
-                "skipped: no AVX-512 IFMA on this CPU (squaring_matches_product_and_num_bigint)"
-            );
+            skip_or_fail("squaring_matches_product_and_num_bigint");
             return;
         };
         for (i, bits) in [

@@ -115,7 +115,7 @@ impl Shape {
 /// about 1.5× faster than `ymm` there (docs/PERF.md). A table keyed by CPU model would miss
 /// the next core; a measurement does not. The measurement is a chain of four squarings and
 /// a product per repetition (an exponentiation's mix), each candidate timed three times,
-/// alternated, best time per lane kept: about 0.1–1 ms per width. Every shape computes the
+/// alternated, best time per lane kept: about 1 ms per width (a few at the widest). Every shape computes the
 /// same results, so a measurement disturbed by load costs speed, never correctness.
 pub fn measured_shape(t: Ifma, n: usize) -> Shape {
     static CACHE: [OnceLock<Shape>; KERNEL_DIGITS.len()] =
@@ -134,7 +134,8 @@ fn measure_shape(t: Ifma, n: usize) -> Shape {
         // without a squaring kernel EightSquare is Eight
         &[Shape::Four, Shape::Eight]
     };
-    let reps = (4096 / n).max(8);
+    // about 4·10^5 multiply-adds a trial: ~0.1 ms here, a few ms a width at the widest
+    let reps = (20_000 / (n * n)).max(2);
     let mut best = [f64::MAX; 3];
     for _ in 0..3 {
         for (b, &sh) in best.iter_mut().zip(candidates) {

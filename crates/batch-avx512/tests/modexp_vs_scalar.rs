@@ -176,27 +176,15 @@ fn modexp_exponent_shapes_vs_num_bigint() {
     }
 }
 
-/// The measured register form is one of the candidates, the squaring kernel only where the
-/// width has one, and the same every time it is asked for (measured once per process).
+/// The default register form, `Lanes::Measured` (each width's shape timed on this CPU at first
+/// use), against num-bigint at widths of each kind: curve-sized, CRT halves that have a
+/// squaring kernel, full moduli that do not; batch sizes around both lane counts.
 #[test]
-fn measured_shape_is_a_candidate_and_cached() {
-    use batch_avx512::modexp::{measured_shape, Shape, KERNEL_DIGITS};
-    let Ok(t) = batch_avx512::simd::detect() else {
-        eprintln!(
-            "skipped: no AVX-512 IFMA on this CPU (measured_shape_is_a_candidate_and_cached)"
-        );
+fn measured_form_vs_num_bigint() {
+    let Some([eight, _, _]) = common::ifma_or_skip("measured_form_vs_num_bigint") else {
         return;
     };
-    for n in KERNEL_DIGITS {
-        let first = measured_shape(t, n);
-        if !batch_avx512::field::GENERATED_SQUARING.contains(&n) {
-            assert_ne!(
-                first,
-                Shape::EightSquare,
-                "{n} digits have no squaring kernel"
-            );
-        }
-        assert_eq!(measured_shape(t, n), first, "{n} digits: not cached");
-        eprintln!("{n:>3} digits: {}", first.name());
-    }
+    let b = eight.with_lanes(batch_avx512::Lanes::Measured);
+    check_modexp_vs_num_bigint(&b, &[256, 1024, 1536, 2048, 3072], &[1, 3, 4, 5, 8, 9], 11);
+    eprintln!("{}", b.description());
 }

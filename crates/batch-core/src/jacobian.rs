@@ -1,6 +1,7 @@
-//! Jacobian doubling and addition for `y² = x³ − 3x + b`: the cheaper, *incomplete* formulas
-//! for variable-time code over public inputs (verification), written once like [`crate::rcb`]
+//! Jacobian doubling and addition for `y² = x³ − 3x + b`, written once like [`crate::rcb`]
 //! and expanded by each backend over its own field (same `f.mul/square/add/sub` interface).
+//! The doubling is complete on a prime-order curve (constant-time `k·Q` uses it too); the
+//! additions are *incomplete*, for variable-time code over public inputs (verification).
 //!
 //! Representation: Jacobian `(X : Y : Z)`, `x = X/Z²`, `y = Y/Z³`; the identity is any
 //! `(t² : t³ : 0)`, `t ≠ 0`. Conversions: affine `(x, y)` is `(x : y : 1)`; to homogeneous
@@ -14,7 +15,7 @@
 //! mixed addition (`Z₂ = 1`) 8M + 3S and 7 additions. `batch-avx512` runs the first two in
 //! verification's `u₂·Q`, `batch-scalar` the doubling and the mixed addition in its wNAF loop.
 //!
-//! Where they are wrong (the reason they are variable-time helpers only):
+//! Where they are wrong (the reason the additions are variable-time helpers only):
 //! - Doubling is right for every point of a prime-order curve, the identity included: a `Z = 0`
 //!   input stays `Z = 0` (`(t²:t³:0)` doubles to `(t⁸:t¹²:0)`).
 //! - Addition `P₁ + P₂` with `P₁ = −P₂` gives `(r² : −r³ : 0)`, the identity: right.
@@ -57,7 +58,7 @@ macro_rules! jac_double {
 
 /// The part of a Jacobian addition after the operands are brought to a common `Z`:
 /// from `U1, U2, S1, S2` (`X·Z'²`, `Y·Z'³` of each), `(X3, Y3, H)`; the caller's `Z3` is
-/// `H` times its `Z` factors. 5M + 2S.
+/// `H` times its `Z` factors. 4M + 2S.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! jac_sum {

@@ -1,4 +1,5 @@
-//! Elliptic-curve batches on P-256, P-384 and P-521: validation, grouping, affine results.
+//! Elliptic-curve batches on P-224, P-256, P-384 and P-521: validation, grouping, affine
+//! results.
 //!
 //! Inputs and outputs are seam types; inside, each curve field is an `N`-digit Montgomery
 //! field on 52-bit digits ([`CurveField`]: `N` = 5, 6, 8, 11, chosen so `2^(52·N)` leaves at
@@ -231,7 +232,8 @@ pub fn mul_point(
 /// against scalar code). Measured (`examples/ecbench.rs`, Intel Xeon, Sapphire Rapids class,
 /// zmm, after the Jacobian distinct-point path) against distinct points, at 16 / 24 / 32 / 48
 /// jobs a point: P-256 0.88 / 1.07 / 1.25 / 1.43×, P-384 0.78 / 1.02 / 1.12 / 1.31×, P-521
-/// 0.63 / 0.82 / 0.95 / 1.13×.
+/// 0.63 / 0.82 / 0.95 / 1.13×. P-224 (not measured) takes P-256's: the same code at one digit
+/// fewer.
 pub fn shared_point_min(curve: Curve) -> usize {
     match curve {
         Curve::P224 | Curve::P256 => 24,

@@ -122,8 +122,9 @@ impl<S: Lanes, const N: usize> Proj<S, N> {
     }
 }
 
-/// Points in Jacobian coordinates, one per lane (`x = X/Z²`, `y = Y/Z³`): the incomplete
-/// formulas of `batch_core::jacobian`, for variable-time code over public inputs only.
+/// Points in Jacobian coordinates, one per lane (`x = X/Z²`, `y = Y/Z³`), over
+/// `batch_core::jacobian`'s formulas: the doubling is complete (constant-time `k·Q` uses it),
+/// the addition is not (variable-time code over public inputs only).
 #[derive(Clone, Copy, Debug)]
 pub struct Jac<S: Lanes, const N: usize> {
     pub x: Fe<S, N>,

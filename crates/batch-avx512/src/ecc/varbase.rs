@@ -11,7 +11,7 @@
 //! lane by compare masks; a zero digit selects the identity, the sign is a masked negation.
 //!
 //! [`mul_vartime`] is the verification half (public `k`, `Q`): the same windows in Jacobian
-//! coordinates (`batch_core::jacobian`: a doubling 8 products and 14 additions instead of RCB's
+//! coordinates (`batch_core::jacobian`: a doubling 8 products and 13 additions instead of RCB's
 //! 11 and 21), incomplete formulas kept off their exceptional inputs, with [`mul`] as the
 //! fallback for a group where one was hit anyway.
 
