@@ -115,8 +115,9 @@ impl Shape {
 /// about 1.5× faster than `ymm` there (docs/PERF.md). A table keyed by CPU model would miss
 /// the next core; a measurement does not. The measurement is a chain of four squarings and
 /// a product per repetition (an exponentiation's mix), each candidate timed three times,
-/// alternated, best time per lane kept: about 1 ms per width (a few at the widest). Every shape computes the
-/// same results, so a measurement disturbed by load costs speed, never correctness.
+/// alternated, best time per lane kept: about 1 ms per width (a few at the widest). Every
+/// shape computes the same results, so a measurement disturbed by load costs speed, never
+/// correctness.
 pub fn measured_shape(t: Ifma, n: usize) -> Shape {
     static CACHE: [OnceLock<Shape>; KERNEL_DIGITS.len()] =
         [const { OnceLock::new() }; KERNEL_DIGITS.len()];

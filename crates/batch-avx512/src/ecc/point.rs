@@ -224,19 +224,6 @@ impl<S: Lanes, const N: usize> Jac<S, N> {
     }
 }
 
-/// Per lane, whether `a ≡ 0 (mod p)` (variable-time: for public values only).
-#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
-pub fn zero_lanes_vartime<S: Lanes, const N: usize>(
-    f: &CurveField<S, N>,
-    p: &ModulusDigits,
-    a: &Fe<S, N>,
-) -> Vec<bool> {
-    canonical_lanes(f, p, a)
-        .iter()
-        .map(|x| x.is_zero_mask() != 0)
-        .collect()
-}
-
 /// Canonical limbs per lane of a Montgomery-form element (one product by 1, then one
 /// conditional subtraction of `p` in scalar code). Constant-time.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
@@ -255,6 +242,27 @@ fn canonical_lanes<S: Lanes, const N: usize>(
 #[inline(always)]
 pub fn mask_from_words<S: Lanes>(s: S, words: &[u64]) -> S::M {
     s.eq(s.from_lanes(words), s.splat(u64::MAX))
+}
+
+/// Per lane, whether it is in `m` (the first `S::LANES` entries; for public masks only).
+#[inline(always)]
+pub fn lanes_of_mask_vartime<S: Lanes>(s: S, m: S::M) -> [bool; 8] {
+    let mut words = [0u64; 8];
+    s.to_lanes(
+        s.select(s.zero(), s.splat(u64::MAX), m),
+        &mut words[..S::LANES],
+    );
+    words.map(|w| w != 0)
+}
+
+/// [`mask_from_words`] from per-lane flags.
+#[inline(always)]
+pub fn mask_from_lanes<S: Lanes>(s: S, lanes: &[bool]) -> S::M {
+    let mut words = [0u64; 8];
+    for (w, &b) in words.iter_mut().zip(lanes) {
+        *w = if b { u64::MAX } else { 0 };
+    }
+    mask_from_words(s, &words[..S::LANES])
 }
 
 /// Affine seam points for `pts` (`S::LANES` per entry, lane-major order), with one field

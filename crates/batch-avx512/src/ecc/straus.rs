@@ -27,6 +27,6 @@ pub fn mul_double_vartime<S: Lanes, const N: usize>(
     q_identity: S::M,
 ) -> Proj<S, N> {
     let a = comb::mul_vartime(&cc.comb, cc.curve.bits(), f, u1);
-    let b = varbase::mul_vartime(f, &cc.p, cc.curve.bits(), q, q_identity, u2);
+    let b = varbase::mul_vartime(f, cc.curve.bits(), q, q_identity, u2);
     a.add(&b, f)
 }

@@ -18,8 +18,9 @@
 use batch_core::EcUint;
 use batch_scalar::ecc::comb::{booth_digit, booth_windows};
 
-use super::point::{mask_from_words, zero_lanes_vartime, Affine, Jac, JacEntry, Proj};
-use crate::digits::ModulusDigits;
+use super::point::{
+    lanes_of_mask_vartime, mask_from_lanes, mask_from_words, Affine, Jac, JacEntry, Proj,
+};
 use crate::field::CurveField;
 use crate::simd::Lanes;
 
@@ -108,7 +109,6 @@ pub fn mul<S: Lanes, const N: usize>(
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
 pub fn mul_vartime<S: Lanes, const N: usize>(
     f: &CurveField<S, N>,
-    p: &ModulusDigits,
     bits: usize,
     q: &Affine<S, N>,
     q_identity: S::M,
@@ -163,46 +163,31 @@ pub fn mul_vartime<S: Lanes, const N: usize>(
         e.p.y = f.select(&e.p.y, &ny, mask_from_words(s, &neg[..lanes]));
         let sum = acc.add(&e, f);
         // per lane: identity accumulator → the entry; zero digit → unchanged; else the sum
-        let words = |pick: &dyn Fn(usize) -> bool| -> Vec<u64> {
-            (0..lanes)
-                .map(|l| if pick(l) { u64::MAX } else { 0 })
-                .collect()
-        };
-        let take_entry = mask_from_words(s, &words(&|l| acc_id[l] && mag[l] != 0));
-        let take_sum = mask_from_words(s, &words(&|l| !acc_id[l] && mag[l] != 0));
-        let next = Jac::select(&acc, &sum, take_sum, f);
-        acc = Jac::select(&next, &e.p, take_entry, f);
+        let (mut take_entry, mut take_sum) = ([false; 8], [false; 8]);
+        for l in 0..lanes {
+            take_entry[l] = acc_id[l] && mag[l] != 0;
+            take_sum[l] = !acc_id[l] && mag[l] != 0;
+        }
+        let next = Jac::select(&acc, &sum, mask_from_lanes(s, &take_sum), f);
+        acc = Jac::select(&next, &e.p, mask_from_lanes(s, &take_entry), f);
         for l in 0..lanes {
             acc_id[l] &= mag[l] == 0;
         }
     }
     // A lane that should not be the identity (k ≠ 0, Q ≠ O) with Z ≡ 0 hit an exceptional sum.
-    let mut q_id_words = [0u64; 8];
-    {
-        let mut buf = [0u64; 8];
-        s.to_lanes(
-            s.select(s.zero(), s.splat(u64::MAX), q_identity),
-            &mut buf[..lanes],
-        );
-        q_id_words[..lanes].copy_from_slice(&buf[..lanes]);
-    }
-    let z_zero = zero_lanes_vartime(f, p, &acc.z);
-    if (0..lanes).any(|l| z_zero[l] && !acc_id[l] && q_id_words[l] == 0) {
+    let q_id = lanes_of_mask_vartime(s, q_identity);
+    let z_zero = lanes_of_mask_vartime(s, f.is_zero(&acc.z));
+    if (0..lanes).any(|l| z_zero[l] && !acc_id[l] && !q_id[l]) {
         return mul(f, bits, q, q_identity, ks);
     }
-    let id_words: Vec<u64> = (0..lanes)
-        .map(|l| {
-            if acc_id[l] || q_id_words[l] != 0 {
-                u64::MAX
-            } else {
-                0
-            }
-        })
-        .collect();
+    let mut id = [false; 8];
+    for l in 0..lanes {
+        id[l] = acc_id[l] || q_id[l];
+    }
     Proj::select(
         &acc.to_proj(f),
         &Proj::identity(f),
-        mask_from_words(s, &id_words),
+        mask_from_lanes(s, &id),
         f,
     )
 }
