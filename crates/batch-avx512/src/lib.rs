@@ -27,6 +27,8 @@ pub mod digits;
 pub mod ecc;
 pub mod field;
 #[cfg(target_arch = "x86_64")]
+pub mod horizontal;
+#[cfg(target_arch = "x86_64")]
 pub mod modexp;
 #[cfg(target_arch = "x86_64")]
 pub mod simd;

@@ -5,8 +5,11 @@
 //! [`KERNEL_DIGITS`] with `2^(52·N) > 4m`). batch-core's `groups` driver buckets valid jobs
 //! by kernel width and exponent length (both public) into groups of 4 or 8 (the register
 //! form per width); the lanes of a group may have different moduli, bases and exponents.
-//! A leftover of at most [`scalar_tail_max`] jobs runs on the scalar kernel instead of a
-//! padded group — see there for the measurement.
+//! A leftover of at most [`few_max`] jobs (widths up to [`FEW_MAX_DIGITS`]) runs in the
+//! horizontal form instead (`crate::horizontal`: one number along a register, so one job fills
+//! it; a single RSA-2048 signature 2 355 → 4 020/s, a single verification 41 k → 103 k/s on
+//! Sapphire Rapids); above that width a leftover of at most [`scalar_tail_max`] jobs runs on
+//! the scalar kernel instead of a padded group — see there for the measurement.
 //!
 //! Constant-time jobs use a fixed window over every bit of the (zero-padded) exponent limbs;
 //! the lookup reads every table entry and keeps one per lane by mask. `_vartime` jobs
@@ -35,6 +38,56 @@ pub fn scalar_tail_max(lanes: usize) -> usize {
         0
     } else {
         1
+    }
+}
+
+/// The widest kernel the horizontal form (`crate::horizontal`) serves: 80 digits, ten `zmm`
+/// registers a number (RSA-4096 verification, the halves of RSA-8192).
+pub const FEW_MAX_DIGITS: usize = 80;
+
+/// A leftover of at most this many jobs at kernel width `digits` runs in the horizontal form
+/// (`crate::horizontal`, one number along a register) instead of a padded group of `lanes`;
+/// `BATCHSIG_AVX512_FEW=k` sets it (0: never).
+///
+/// Measured on Sapphire Rapids, one thread (docs/PERF.md): a job in the horizontal form costs
+/// about a quarter of an 8-lane group at 20 digits (its word-serial chain is latency-bound
+/// there), a fifth at 30, and about an eighth — as much as its lane — from 40 digits on, where
+/// two interleaved jobs fill the IFMA units.
+pub fn few_max(digits: usize, lanes: usize) -> usize {
+    static ENV: OnceLock<Option<usize>> = OnceLock::new();
+    let env = ENV.get_or_init(|| std::env::var("BATCHSIG_AVX512_FEW").ok()?.parse().ok());
+    if digits > FEW_MAX_DIGITS {
+        return 0;
+    }
+    let measured = match digits {
+        0..=20 => lanes / 2,
+        21..=30 => lanes * 5 / 8,
+        _ => lanes - 1,
+    };
+    env.unwrap_or(measured).min(lanes - 1)
+}
+
+/// `bases[j]^exps[j] mod mods[j]` for a few jobs of kernel width `n` ≤ [`FEW_MAX_DIGITS`] in
+/// the horizontal form, two at a time; canonical limbs.
+pub fn modexp_few(
+    t: Ifma,
+    n: usize,
+    mods: &[&ModulusDigits],
+    bases: &[&[u64]],
+    exps: &[&[u64]],
+    vartime: bool,
+) -> Vec<Vec<u64>> {
+    use crate::simd::modexp_few as few;
+    let s = t.z8();
+    match n.div_ceil(8) {
+        1 => few::<1>(s, n, mods, bases, exps, vartime),
+        2 => few::<2>(s, n, mods, bases, exps, vartime),
+        3 => few::<3>(s, n, mods, bases, exps, vartime),
+        4 => few::<4>(s, n, mods, bases, exps, vartime),
+        5 => few::<5>(s, n, mods, bases, exps, vartime),
+        8 => few::<8>(s, n, mods, bases, exps, vartime),
+        10 => few::<10>(s, n, mods, bases, exps, vartime),
+        _ => unreachable!("widths up to FEW_MAX_DIGITS come from KERNEL_DIGITS"),
     }
 }
 
@@ -198,6 +251,19 @@ impl LaneKernel for IfmaKernel {
     }
     fn scalar_tail_max(&self, lanes: usize) -> usize {
         scalar_tail_max(lanes)
+    }
+    fn few_max(&self, digits: usize, lanes: usize) -> usize {
+        few_max(digits, lanes)
+    }
+    fn run_few(
+        &self,
+        n: usize,
+        mods: &[&ModulusDigits],
+        bases: &[&[u64]],
+        exps: &[&[u64]],
+        vartime: bool,
+    ) -> Vec<Vec<u64>> {
+        modexp_few(self.t, n, mods, bases, exps, vartime)
     }
     fn run_group(
         &self,

@@ -241,6 +241,66 @@ impl Lanes for Y4 {
     }
 }
 
+/// Cross-lane operations of the horizontal form (`crate::horizontal`: one number's digits
+/// along a register's lanes), `zmm` only.
+impl Z8 {
+    /// `[lo[1], …, lo[7], hi[0]]`: the pair shifted down by one lane (`valignq $1`).
+    #[inline(always)]
+    pub fn shift_down(self, hi: __m512i, lo: __m512i) -> __m512i {
+        unsafe { _mm512_alignr_epi64::<1>(hi, lo) }
+    }
+    /// `[lo[7], hi[0], …, hi[6]]`: the pair shifted up by one lane (`valignq $7`).
+    #[inline(always)]
+    pub fn shift_up(self, hi: __m512i, lo: __m512i) -> __m512i {
+        unsafe { _mm512_alignr_epi64::<7>(hi, lo) }
+    }
+    /// Lane 0 (`vmovq`).
+    #[inline(always)]
+    pub fn lane0(self, v: __m512i) -> u64 {
+        unsafe { _mm_cvtsi128_si64(_mm512_castsi512_si128(v)) as u64 }
+    }
+    /// `v` with lane 0 replaced by `x`.
+    #[inline(always)]
+    pub fn with_lane0(self, v: __m512i, x: u64) -> __m512i {
+        unsafe { _mm512_mask_set1_epi64(v, 1, x as i64) }
+    }
+    /// Lanes where `a > b` (unsigned), as a bit mask.
+    #[inline(always)]
+    pub fn gt(self, a: __m512i, b: __m512i) -> u8 {
+        unsafe { _mm512_cmpgt_epu64_mask(a, b) }
+    }
+    /// `a − b` in the lanes of `m`, `a` elsewhere.
+    #[inline(always)]
+    pub fn sub_in(self, a: __m512i, m: u8, b: __m512i) -> __m512i {
+        unsafe { _mm512_mask_sub_epi64(a, m, a, b) }
+    }
+}
+
+/// [`crate::horizontal::modexp_few_ifma`] behind the proof.
+pub fn modexp_few<const R: usize>(
+    s: Z8,
+    n: usize,
+    mods: &[&batch_core::num::digits::ModulusDigits],
+    bases: &[&[u64]],
+    exps: &[&[u64]],
+    vartime: bool,
+) -> Vec<Vec<u64>> {
+    // SAFETY: a `Z8` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
+    unsafe { crate::horizontal::modexp_few_ifma::<R>(s, n, mods, bases, exps, vartime) }
+}
+
+/// `crate::horizontal`'s carry propagation on four registers behind the proof, for its test.
+#[cfg(test)]
+pub(crate) fn normalise_for_test(s: Z8, v: &[__m512i; 4]) -> Vec<u64> {
+    // SAFETY: a `Z8` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
+    let r = unsafe { crate::horizontal::normalise::<4>(s, v) };
+    let mut out = vec![0u64; 32];
+    for (j, &x) in r.iter().enumerate() {
+        s.to_lanes(x, &mut out[8 * j..8 * j + 8]);
+    }
+    out
+}
+
 /// [`crate::modexp::modexp_group_ifma`] behind the proof.
 pub fn modexp_group<S: Lanes, const N: usize>(
     s: S,

@@ -188,3 +188,85 @@ fn measured_form_vs_num_bigint() {
     check_modexp_vs_num_bigint(&b, &[256, 1024, 1536, 2048, 3072], &[1, 3, 4, 5, 8, 9], 11);
     eprintln!("{}", b.description());
 }
+
+/// The horizontal form (`batch_avx512::horizontal`: one number along a register, what a batch's
+/// leftover jobs run on) directly, at every width it serves (5 … 80 digits, one to ten
+/// registers), one job and interleaved pairs (three jobs: a pair and a single), constant-time
+/// and `_vartime`, against num-bigint; bases 0, 1, m−1 and random, exponents empty, zero, one,
+/// all-ones and random of different lengths within a call.
+#[test]
+fn horizontal_form_vs_num_bigint() {
+    use batch_avx512::digits::{modulus_digits, modulus_digits_vartime};
+    use batch_avx512::modexp::{kernel_digits, modexp_few, FEW_MAX_DIGITS};
+    if common::ifma_or_skip("horizontal_form_vs_num_bigint").is_none() {
+        return;
+    }
+    let t = batch_avx512::simd::detect().expect("checked");
+    let mut r = rng(12);
+    let mut widths_seen = Vec::new();
+    for bits in [
+        3, 64, 256, 259, 415, 521, 570, 1024, 1039, 1536, 2048, 3072, 3840, 4094,
+    ] {
+        let n = kernel_digits(bits);
+        assert!(n <= FEW_MAX_DIGITS, "{bits} bits: {n} digits");
+        widths_seen.push(n);
+        let mods: Vec<Vec<u64>> = (0..3).map(|_| random_modulus(&mut r, bits)).collect();
+        let limbs = mods[0].len();
+        let mut bases: Vec<Vec<u64>> = mods
+            .iter()
+            .map(|m| modexp_bases(&mut r, m, 1).pop().unwrap())
+            .collect();
+        let mut m1 = mods[1].clone();
+        m1[0] -= 1;
+        let edge_bases = [vec![0u64; limbs], m1, vec![1u64]];
+        let ones = vec![u64::MAX; limbs];
+        let short = vec![0x1_0001u64];
+        let long: Vec<u64> = modexp_bases(&mut r, &mods[2], 1).pop().unwrap();
+        let exp_sets: [[&[u64]; 3]; 3] = [
+            [&long, &short, &ones],
+            [&[], &[0, 0], &[1]],
+            [&ones, &long, &short],
+        ];
+        for (round, exps) in exp_sets.iter().enumerate() {
+            if round == 1 {
+                bases = edge_bases.to_vec();
+            }
+            for vartime in [false, true] {
+                let md: Vec<_> = mods
+                    .iter()
+                    .map(|m| {
+                        if vartime {
+                            modulus_digits_vartime(m, n)
+                        } else {
+                            modulus_digits(m, n)
+                        }
+                        .unwrap()
+                    })
+                    .collect();
+                let mdr: Vec<_> = md.iter().collect();
+                let br: Vec<&[u64]> = bases.iter().map(Vec::as_slice).collect();
+                // 1, 2 (a pair) and 3 (a pair and a single) jobs
+                for k in 1..=3 {
+                    // constant-time calls take exponents of one limb count
+                    let ex: Vec<&[u64]> = if vartime {
+                        exps[..k].to_vec()
+                    } else {
+                        vec![exps[0]; k]
+                    };
+                    let got = modexp_few(t, n, &mdr[..k], &br[..k], &ex, vartime);
+                    for j in 0..k {
+                        let want = to_big(br[j]).modpow(&to_big(ex[j]), &to_big(&mods[j]));
+                        assert_eq!(
+                            to_big(&got[j]),
+                            want,
+                            "{bits} bits, {n} digits, round {round}, vartime {vartime}, {k} jobs, job {j}"
+                        );
+                        assert_eq!(got[j].len(), mods[j].len());
+                    }
+                }
+            }
+        }
+    }
+    widths_seen.dedup();
+    assert_eq!(widths_seen, [5, 8, 11, 20, 30, 40, 60, 74, 80]);
+}

@@ -1,7 +1,8 @@
 //! The batch plumbing of the lane-parallel (SIMD) modexp backends: validate, bucket jobs by
 //! kernel width and exponent length (both public), cut buckets into groups of `lanes` jobs,
-//! run groups in parallel on the current rayon pool, and run a short leftover on the scalar
-//! kernel instead of a padded group. Each modulus is prepared once, for the path that uses
+//! run groups in parallel on the current rayon pool, and run a short leftover on the
+//! backend's few-job form ([`LaneKernel::run_few`]) or the scalar kernel instead of a padded
+//! group. Each modulus is prepared once, for the path that uses
 //! it (the lanes' digit form, the scalar tail's constants, or both), in parallel, by the
 //! variable-time setup in a `_vartime` batch, whose moduli are public.
 //!
@@ -30,8 +31,27 @@ pub trait LaneKernel: Sync {
     fn prepare(&self, m: &[u64], digits: usize, vartime: bool) -> Result<ModulusDigits, Error>;
     /// Jobs per group at kernel width `digits`.
     fn lanes(&self, digits: usize) -> usize;
-    /// Leftover groups of at most this many jobs run on the scalar kernel.
+    /// Leftover groups of at most this many jobs run on the scalar kernel (unless
+    /// [`Self::few_max`] takes them).
     fn scalar_tail_max(&self, lanes: usize) -> usize;
+    /// Leftover groups at kernel width `digits` of at most this many jobs run on
+    /// [`Self::run_few`] instead of the scalar kernel or a padded group: a form of the backend's
+    /// own arithmetic that one job fills. 0 (the default) where the backend has none.
+    fn few_max(&self, _digits: usize, _lanes: usize) -> usize {
+        0
+    }
+    /// The jobs of one leftover at width `digits` ([`Self::few_max`]; any count up to it):
+    /// canonical results per job, from moduli prepared as for [`Self::run_group`].
+    fn run_few(
+        &self,
+        _digits: usize,
+        _mods: &[&ModulusDigits],
+        _bases: &[&[u64]],
+        _exps: &[&[u64]],
+        _vartime: bool,
+    ) -> Vec<Vec<u64>> {
+        unreachable!("few_max is 0")
+    }
     /// One full group (`mods.len() == lanes`): canonical results per lane.
     fn run_group(
         &self,
@@ -84,11 +104,15 @@ pub fn modexp_in_groups(
         }
     }
     let mut groups: Vec<(usize, usize, &[usize])> = Vec::new();
+    let mut few: Vec<(usize, &[usize])> = Vec::new();
     let mut tail: Vec<usize> = Vec::new();
     for (&(n, _), idx) in &buckets {
         let lanes = k.lanes(n);
         for g in idx.chunks(lanes) {
-            if g.len() > k.scalar_tail_max(lanes) {
+            if g.len() <= k.few_max(n, lanes) {
+                // In pairs: the few-job forms take two at a time, and pairs spread over threads.
+                few.extend(g.chunks(2).map(|c| (n, c)));
+            } else if g.len() > k.scalar_tail_max(lanes) {
                 groups.push((n, lanes, g));
             } else {
                 tail.extend_from_slice(g);
@@ -97,7 +121,11 @@ pub fn modexp_in_groups(
     }
     // The moduli each path uses (public: indices), prepared once each, in parallel.
     let mut in_groups = vec![false; moduli.len()];
-    for &(_, _, g) in &groups {
+    for g in groups
+        .iter()
+        .map(|&(_, _, g)| g)
+        .chain(few.iter().map(|&(_, g)| g))
+    {
         for &i in g {
             in_groups[jobs[i].modulus] = true;
         }
@@ -177,6 +205,38 @@ pub fn modexp_in_groups(
         .collect();
     for (g, lanes) in outs {
         for (&i, r) in g.iter().zip(lanes) {
+            results[i] = Ok(r);
+        }
+    }
+    // Leftovers on the backend's few-job form; a job whose modulus setup failed reports that.
+    let few_out: Vec<(Vec<usize>, Vec<Vec<u64>>)> = few
+        .par_iter()
+        .map(|&(n, g)| {
+            let ok: Vec<usize> = g
+                .iter()
+                .copied()
+                .filter(|&i| failed(jobs[i].modulus, &digits).is_none())
+                .collect();
+            if ok.is_empty() {
+                return (ok, Vec::new());
+            }
+            let mods: Vec<&ModulusDigits> =
+                ok.iter().map(|&i| digits_of(jobs[i].modulus)).collect();
+            let bases: Vec<&[u64]> = ok.iter().map(|&i| jobs[i].base).collect();
+            let exps: Vec<&[u64]> = ok.iter().map(|&i| jobs[i].exponent).collect();
+            let r = k.run_few(n, &mods, &bases, &exps, vartime);
+            (ok, r)
+        })
+        .collect();
+    for &(_, g) in &few {
+        for &i in g {
+            if let Some(e) = failed(jobs[i].modulus, &digits) {
+                results[i] = Err(e);
+            }
+        }
+    }
+    for (ok, rs) in few_out {
+        for (i, r) in ok.into_iter().zip(rs) {
             results[i] = Ok(r);
         }
     }

@@ -1,0 +1,386 @@
+//! Exponentiation of a few jobs with each number along a register's lanes (the "horizontal"
+//! form), for what a batch leaves over once its groups of eight are cut: a single
+//! verification, the two CRT halves of a single signature, a batch of five.
+//!
+//! The lane form (`field`, `modexp`) puts digit `i` of eight jobs in register `i`, so a group
+//! costs eight lanes however few jobs fill it. Here one number's `N` digits lie along the
+//! lanes of `R = ⌈N/8⌉` `zmm` registers (digit `i` in register `i/8`, lane `i mod 8`), so one
+//! job fills the registers by itself. The almost-Montgomery product is word-serial, as in
+//! OpenSSL's rsaz-avx512: for each digit `bᵢ` of `b` the accumulator gains `lo52(a·bᵢ)` and
+//! `lo52(m·yᵢ)`, shifts down one digit (`valignq`), then gains `hi52(a·bᵢ)` and `hi52(m·yᵢ)`,
+//! which the shift has already aligned. The accumulator's lowest digit, and from it `yᵢ`, are
+//! kept exactly in a general register (128-bit products), so the vector's lane 0 is only read
+//! once per digit, after the shift. One step is a chain of about twenty cycles (scalar → broadcast
+//! → IFMA → shift → scalar), so two independent jobs run interleaved (`K = 2`) and each fills
+//! the other's waits. A final pass propagates the carries (the 12 bits above each digit, then
+//! single carries by the generate/propagate masks of an integer addition).
+//!
+//! Same contract as the lane kernel: inputs below `2m` in normalised digits with
+//! `2^(52·N) > 4m`, output below `2m`, normalised. Constant-time jobs use the same fixed window
+//! as the lane form, with a lookup that reads every table entry and keeps one by mask;
+//! `_vartime` jobs square-and-multiply.
+//!
+//! Every function here is `#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]` and takes
+//! the [`Z8`] proof; the entry point is [`crate::simd::modexp_few`].
+
+use core::arch::x86_64::__m512i;
+
+use batch_core::num::digits::ModulusDigits;
+use batch_core::num::dyn_monty::window_for;
+use batch_core::num::{bits_vartime, window};
+
+use crate::digits::to_digits;
+use crate::simd::{Lanes, Z8};
+
+const MASK: u64 = (1 << 52) - 1;
+
+/// One number in the horizontal form: `8·R` digits, digit `i` in register `i/8`, lane `i mod 8`.
+type Num<const R: usize> = [__m512i; R];
+
+/// A job's modulus in the horizontal form, with its lowest digit and `−m⁻¹ mod 2^52` for the
+/// scalar side of the product.
+struct HMod<const R: usize> {
+    m: Num<R>,
+    m0: u64,
+    k0: u64,
+}
+
+/// The digits `d` (at most `8·R`), zero-padded.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+fn load<const R: usize>(s: Z8, d: &[u64]) -> Num<R> {
+    assert!(d.len() <= 8 * R);
+    let mut out = [s.zero(); R];
+    for (j, o) in out.iter_mut().enumerate() {
+        let mut buf = [0u64; 8];
+        for (l, x) in buf.iter_mut().enumerate() {
+            if let Some(&v) = d.get(8 * j + l) {
+                *x = v;
+            }
+        }
+        *o = s.from_lanes(&buf);
+    }
+    out
+}
+
+/// The first `n` digits of `v`.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+fn store<const R: usize>(s: Z8, v: &Num<R>, n: usize) -> Vec<u64> {
+    let mut out = vec![0u64; 8 * R];
+    for (j, &x) in v.iter().enumerate() {
+        s.to_lanes(x, &mut out[8 * j..8 * j + 8]);
+    }
+    out.truncate(n);
+    out
+}
+
+/// Carries propagated: every digit below `2^52`. The value is unchanged provided it fits in
+/// `8·R` digits (a product's is below `2m`).
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+pub(crate) fn normalise<const R: usize>(s: Z8, r: &Num<R>) -> Num<R> {
+    let mask = s.splat(MASK);
+    let zero = s.zero();
+    let mut out = [zero; R];
+    // The bits above each digit move up one digit (they stay below 2^12).
+    let mut below = zero;
+    for j in 0..R {
+        let c = s.shr52(r[j]);
+        out[j] = s.add(s.and(r[j], mask), s.shift_up(c, below));
+        below = c;
+    }
+    // Now each digit is at most 2^52 + 2^12: one carry at most. A digit generates one if it
+    // is above 2^52 − 1 and passes one on if it equals it; the carries into each digit are
+    // then those of the integer addition (g << 1) + p, read off by xor with p.
+    let (mut g, mut p) = (0u128, 0u128);
+    for (j, &x) in out.iter().enumerate() {
+        g |= u128::from(s.gt(x, mask)) << (8 * j);
+        p |= u128::from(s.eq(x, mask)) << (8 * j);
+    }
+    let carries = (g << 1).wrapping_add(p) ^ p;
+    for (j, x) in out.iter_mut().enumerate() {
+        // x + 1 − 2^52 where a carry comes in, then the low 52 bits.
+        *x = s.and(s.sub_in(*x, (carries >> (8 * j)) as u8, mask), mask);
+    }
+    out
+}
+
+/// `K` independent almost-Montgomery products `a_k·b_k·2^(−52n) mod m_k`, each below `2m_k`
+/// given inputs below `2m_k` and `2^(52n) > 4m_k`.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+#[inline(never)]
+fn amm<const R: usize, const K: usize>(
+    s: Z8,
+    n: usize,
+    a: &[Num<R>; K],
+    b: &[Num<R>; K],
+    m: &[&HMod<R>; K],
+) -> [Num<R>; K] {
+    debug_assert!(n <= 8 * R);
+    let zero = s.zero();
+    let mut bd = [[[0u64; 8]; R]; K];
+    let mut a0 = [0u64; K];
+    for k in 0..K {
+        for j in 0..R {
+            s.to_lanes(b[k][j], &mut bd[k][j]);
+        }
+        a0[k] = s.lane0(a[k][0]);
+    }
+    let mut r = [[zero; R]; K];
+    // The accumulator's lowest digit, exact (the vector's lane 0 is dropped by each shift).
+    let mut acc = [0u64; K];
+    for i in 0..n {
+        for k in 0..K {
+            let bi = bd[k][i / 8][i % 8];
+            let t = u128::from(acc[k]) + u128::from(a0[k]) * u128::from(bi);
+            let y = (t as u64).wrapping_mul(m[k].k0) & MASK;
+            let t = t + u128::from(m[k].m0) * u128::from(y);
+            // t ≡ 0 mod 2^52: its carry into the next digit (below 2^54).
+            acc[k] = (t >> 52) as u64;
+            let (vb, vy) = (s.splat(bi), s.splat(y));
+            let rk = &mut r[k];
+            for j in 0..R {
+                rk[j] = s.madd_lo(rk[j], a[k][j], vb);
+            }
+            for j in 0..R {
+                rk[j] = s.madd_lo(rk[j], m[k].m[j], vy);
+            }
+            for j in 0..R {
+                let hi = if j + 1 < R { rk[j + 1] } else { zero };
+                rk[j] = s.shift_down(hi, rk[j]);
+            }
+            // Digits gain at most four terms below 2^52 per step: lane values stay below
+            // 4·n·2^52 < 2^62, and acc below 2^63.
+            acc[k] += s.lane0(rk[0]);
+            for j in 0..R {
+                rk[j] = s.madd_hi(rk[j], a[k][j], vb);
+            }
+            for j in 0..R {
+                rk[j] = s.madd_hi(rk[j], m[k].m[j], vy);
+            }
+        }
+    }
+    for k in 0..K {
+        r[k][0] = s.with_lane0(r[k][0], acc[k]);
+        r[k] = normalise(s, &r[k]);
+    }
+    r
+}
+
+/// Fixed-window exponentiation over every bit of the exponents' limbs (their count is public),
+/// the same window as the lane form; `b`, `one` in Montgomery form. Constant-time in the base
+/// and exponent values: the lookup reads every entry and keeps one by mask.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+fn pow<const R: usize, const K: usize>(
+    s: Z8,
+    n: usize,
+    b: &[Num<R>; K],
+    one: &[Num<R>; K],
+    exps: &[&[u64]; K],
+    m: &[&HMod<R>; K],
+) -> [Num<R>; K] {
+    let limbs = exps.iter().map(|e| e.len()).max().unwrap_or(0);
+    let bits = 64 * limbs;
+    let w = window_for(bits);
+    let mut table: Vec<[Num<R>; K]> = Vec::with_capacity(1 << w);
+    table.push(*one);
+    table.push(*b);
+    for i in 2..1 << w {
+        let next = amm(s, n, &table[i - 1], b, m);
+        table.push(next);
+    }
+    let windows = bits.div_ceil(w);
+    let mut acc = *one;
+    for win in (0..windows).rev() {
+        let mut entry = [[s.zero(); R]; K];
+        for k in 0..K {
+            let want = s.splat(window(exps[k], win * w, w));
+            for (e, t) in table.iter().enumerate() {
+                let hit = s.eq(s.splat(e as u64), want);
+                for j in 0..R {
+                    entry[k][j] = s.select(entry[k][j], t[k][j], hit);
+                }
+            }
+        }
+        if win == windows - 1 {
+            acc = entry; // acc is one: skip the squarings and the product
+        } else {
+            for _ in 0..w {
+                acc = amm(s, n, &acc, &acc, m);
+            }
+            acc = amm(s, n, &acc, &entry, m);
+        }
+    }
+    acc
+}
+
+/// Left-to-right square-and-multiply over the longest exponent's significant bits; a job keeps
+/// the product only where its bit is set. Variable-time in the exponents.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+fn pow_vartime<const R: usize, const K: usize>(
+    s: Z8,
+    n: usize,
+    b: &[Num<R>; K],
+    one: &[Num<R>; K],
+    exps: &[&[u64]; K],
+    m: &[&HMod<R>; K],
+) -> [Num<R>; K] {
+    let bits = exps.iter().map(|e| bits_vartime(e)).max().unwrap_or(0);
+    let mut acc = *one;
+    for i in (0..bits).rev() {
+        if i != bits - 1 {
+            acc = amm(s, n, &acc, &acc, m);
+        }
+        let mut hit = [false; K];
+        for k in 0..K {
+            hit[k] = window(exps[k], i, 1) == 1;
+        }
+        if hit.iter().any(|&h| h) {
+            let t = amm(s, n, &acc, b, m);
+            for k in 0..K {
+                if hit[k] {
+                    acc[k] = t[k];
+                }
+            }
+        }
+    }
+    acc
+}
+
+/// `K` jobs together: `bases[k]^exps[k] mod mods[k]`, canonical limbs.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+fn run<const R: usize, const K: usize>(
+    s: Z8,
+    n: usize,
+    mods: &[&ModulusDigits],
+    bases: &[&[u64]],
+    exps: &[&[u64]],
+    vartime: bool,
+) -> Vec<Vec<u64>> {
+    let zero = s.zero();
+    let mut hm: [HMod<R>; K] = core::array::from_fn(|_| HMod {
+        m: [zero; R],
+        m0: 0,
+        k0: 0,
+    });
+    let (mut one, mut r2, mut x, mut unit) = (
+        [[zero; R]; K],
+        [[zero; R]; K],
+        [[zero; R]; K],
+        [[zero; R]; K],
+    );
+    let mut e: [&[u64]; K] = [&[]; K];
+    for k in 0..K {
+        let md = mods[k];
+        hm[k] = HMod {
+            m: load(s, &md.m),
+            m0: md.m[0],
+            k0: md.minv,
+        };
+        one[k] = load(s, &md.one);
+        r2[k] = load(s, &md.r2);
+        x[k] = load(s, &to_digits(bases[k], n));
+        unit[k] = load(s, &[1]);
+        e[k] = exps[k];
+    }
+    let mut mr: [&HMod<R>; K] = [&hm[0]; K];
+    for (k, x) in mr.iter_mut().enumerate() {
+        *x = &hm[k];
+    }
+    // base·R mod m, below 2m
+    let b = amm(s, n, &x, &r2, &mr);
+    let acc = if vartime {
+        pow_vartime(s, n, &b, &one, &e, &mr)
+    } else {
+        pow(s, n, &b, &one, &e, &mr)
+    };
+    let out = amm(s, n, &acc, &unit, &mr);
+    (0..K)
+        .map(|k| mods[k].canonical(&store(s, &out[k], n)))
+        .collect()
+}
+
+/// A few jobs of kernel width `n ≤ 8·R`, two at a time: `bases[j]^exps[j] mod mods[j]`,
+/// canonical limbs. Constant-time in bases and exponent values unless `vartime` (the pairing
+/// depends only on the job count).
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+pub fn modexp_few_ifma<const R: usize>(
+    s: Z8,
+    n: usize,
+    mods: &[&ModulusDigits],
+    bases: &[&[u64]],
+    exps: &[&[u64]],
+    vartime: bool,
+) -> Vec<Vec<u64>> {
+    assert!(n <= 8 * R && mods.len() == bases.len() && mods.len() == exps.len());
+    let mut out = Vec::with_capacity(mods.len());
+    let mut i = 0;
+    while i < mods.len() {
+        let k = if i + 1 < mods.len() { 2 } else { 1 };
+        let (m, b, e) = (&mods[i..i + k], &bases[i..i + k], &exps[i..i + k]);
+        out.extend(if k == 2 {
+            run::<R, 2>(s, n, m, b, e, vartime)
+        } else {
+            run::<R, 1>(s, n, m, b, e, vartime)
+        });
+        i += k;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use num_bigint::BigUint;
+
+    use super::*;
+
+    fn value(d: &[u64]) -> BigUint {
+        d.iter().rev().fold(BigUint::default(), |acc, &x| {
+            (acc << 52u32) + BigUint::from(x)
+        })
+    }
+
+    /// Carry propagation over digits the random products rarely produce: runs of
+    /// `2^52 − 1` that a carry ripples through (within a register and across registers),
+    /// digits with twelve high bits set, and a digit generating a carry right below a run.
+    #[test]
+    fn normalise_ripples_carries_through_runs() {
+        let Ok(t) = crate::simd::detect() else {
+            eprintln!(
+                "skipped: no AVX-512 IFMA on this CPU (normalise_ripples_carries_through_runs)"
+            );
+            return;
+        };
+        let s = t.z8();
+        let cases: Vec<Vec<u64>> = vec![
+            // a carry out of digit 0 ripples through digits 1..=12 (across the register edge)
+            [vec![MASK + 1], vec![MASK; 12], vec![5, 0, 0]].concat(),
+            // high bits in every digit, a run after each
+            (0..24)
+                .map(|i| {
+                    if i % 3 == 0 {
+                        (0xfff << 52) | MASK
+                    } else {
+                        MASK
+                    }
+                })
+                .chain([0])
+                .collect(),
+            // a run that ends at the top of the used digits, and zeros
+            [vec![0, 7 << 52], vec![MASK; 20], vec![0]].concat(),
+            // no carries at all
+            vec![MASK - 1; 23],
+        ];
+        for d in cases {
+            let mut v = [s.zero(); 4];
+            for (j, x) in v.iter_mut().enumerate() {
+                let mut lanes = [0u64; 8];
+                for (l, y) in lanes.iter_mut().enumerate() {
+                    *y = d.get(8 * j + l).copied().unwrap_or(0);
+                }
+                *x = s.from_lanes(&lanes);
+            }
+            let out = crate::simd::normalise_for_test(s, &v);
+            assert!(out.iter().all(|&x| x <= MASK), "{d:x?} -> {out:x?}");
+            assert_eq!(value(&out), value(&d), "{d:x?}");
+        }
+    }
+}
