@@ -298,7 +298,12 @@ fn run<const R: usize, const K: usize>(
         .collect()
 }
 
-/// A few jobs of kernel width `n ≤ 8·R`, two at a time: `bases[j]^exps[j] mod mods[j]`,
+/// Up to this many registers a number, four jobs run interleaved (their accumulators, 4·R
+/// registers, and the eight broadcast digits still fit the 32 `zmm` registers); wider numbers
+/// go two at a time.
+const QUAD_MAX_REGS: usize = 4;
+
+/// A few jobs of kernel width `n ≤ 8·R`, four (up to [`QUAD_MAX_REGS`]) or two at a time: `bases[j]^exps[j] mod mods[j]`,
 /// canonical limbs. Constant-time in bases and exponent values unless `vartime` (the pairing
 /// depends only on the job count).
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
@@ -314,12 +319,17 @@ pub fn modexp_few_ifma<const R: usize>(
     let mut out = Vec::with_capacity(mods.len());
     let mut i = 0;
     while i < mods.len() {
-        let k = if i + 1 < mods.len() { 2 } else { 1 };
-        let (m, b, e) = (&mods[i..i + k], &bases[i..i + k], &exps[i..i + k]);
-        out.extend(if k == 2 {
-            run::<R, 2>(s, n, m, b, e, vartime)
+        let left = mods.len() - i;
+        let k = if left >= 4 && R <= QUAD_MAX_REGS {
+            4
         } else {
-            run::<R, 1>(s, n, m, b, e, vartime)
+            left.min(2)
+        };
+        let (m, b, e) = (&mods[i..i + k], &bases[i..i + k], &exps[i..i + k]);
+        out.extend(match k {
+            4 => run::<R, 4>(s, n, m, b, e, vartime),
+            2 => run::<R, 2>(s, n, m, b, e, vartime),
+            _ => run::<R, 1>(s, n, m, b, e, vartime),
         });
         i += k;
     }

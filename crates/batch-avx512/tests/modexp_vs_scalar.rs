@@ -191,7 +191,7 @@ fn measured_form_vs_num_bigint() {
 
 /// The horizontal form (`batch_avx512::horizontal`: one number along a register, what a batch's
 /// leftover jobs run on) directly, at every width it serves (5 … 80 digits, one to ten
-/// registers), one job and interleaved pairs (three jobs: a pair and a single), constant-time
+/// registers), one job, interleaved pairs and quadruples (one to six jobs a call), constant-time
 /// and `_vartime`, against num-bigint; bases 0, 1, m−1 and random, exponents empty, zero, one,
 /// all-ones and random of different lengths within a call.
 #[test]
@@ -210,7 +210,7 @@ fn horizontal_form_vs_num_bigint() {
         let n = kernel_digits(bits);
         assert!(n <= FEW_MAX_DIGITS, "{bits} bits: {n} digits");
         widths_seen.push(n);
-        let mods: Vec<Vec<u64>> = (0..3).map(|_| random_modulus(&mut r, bits)).collect();
+        let mods: Vec<Vec<u64>> = (0..6).map(|_| random_modulus(&mut r, bits)).collect();
         let limbs = mods[0].len();
         let mut bases: Vec<Vec<u64>> = mods
             .iter()
@@ -218,14 +218,21 @@ fn horizontal_form_vs_num_bigint() {
             .collect();
         let mut m1 = mods[1].clone();
         m1[0] -= 1;
-        let edge_bases = [vec![0u64; limbs], m1, vec![1u64]];
+        let edge_bases = [
+            vec![0u64; limbs],
+            m1,
+            vec![1u64],
+            vec![0u64; 1],
+            vec![1u64],
+            vec![0u64; limbs],
+        ];
         let ones = vec![u64::MAX; limbs];
         let short = vec![0x1_0001u64];
         let long: Vec<u64> = modexp_bases(&mut r, &mods[2], 1).pop().unwrap();
-        let exp_sets: [[&[u64]; 3]; 3] = [
-            [&long, &short, &ones],
-            [&[], &[0, 0], &[1]],
-            [&ones, &long, &short],
+        let exp_sets: [[&[u64]; 6]; 3] = [
+            [&long, &short, &ones, &short, &long, &ones],
+            [&[], &[0, 0], &[1], &[1], &[], &[0]],
+            [&ones, &long, &short, &long, &ones, &short],
         ];
         for (round, exps) in exp_sets.iter().enumerate() {
             if round == 1 {
@@ -245,8 +252,9 @@ fn horizontal_form_vs_num_bigint() {
                     .collect();
                 let mdr: Vec<_> = md.iter().collect();
                 let br: Vec<&[u64]> = bases.iter().map(Vec::as_slice).collect();
-                // 1, 2 (a pair) and 3 (a pair and a single) jobs
-                for k in 1..=3 {
+                // one to six jobs: single, pair, pair + single, quadruple (up to four registers a
+                // number) or two pairs, and so on
+                for k in 1..=6 {
                     // constant-time calls take exponents of one limb count
                     let ex: Vec<&[u64]> = if vartime {
                         exps[..k].to_vec()

@@ -110,8 +110,10 @@ pub fn modexp_in_groups(
         let lanes = k.lanes(n);
         for g in idx.chunks(lanes) {
             if g.len() <= k.few_max(n, lanes) {
-                // In pairs: the few-job forms take two at a time, and pairs spread over threads.
-                few.extend(g.chunks(2).map(|c| (n, c)));
+                // Spread over the pool's threads, at least two jobs a call (the few-job forms
+                // interleave jobs).
+                let per = g.len().div_ceil(rayon::current_num_threads().max(1)).max(2);
+                few.extend(g.chunks(per).map(|c| (n, c)));
             } else if g.len() > k.scalar_tail_max(lanes) {
                 groups.push((n, lanes, g));
             } else {
