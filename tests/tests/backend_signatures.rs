@@ -339,3 +339,103 @@ fn signatures_verify_with_openssl(candidate: &Arc<dyn Backend>, what: &str) {
         verify(&pubfile, &sig.to_der(), dgst, &[], curve.name());
     }
 }
+
+#[test]
+fn avx512_rsa_verdicts_through_warm_key_caches() {
+    let Some(b) = avx512("avx512_rsa_verdicts_through_warm_key_caches") else {
+        return;
+    };
+    rsa_verdicts_through_key_caches(&b);
+}
+
+#[test]
+fn avx2_rsa_verdicts_through_warm_key_caches() {
+    let Some(b) = avx2("avx2_rsa_verdicts_through_warm_key_caches") else {
+        return;
+    };
+    rsa_verdicts_through_key_caches(&b);
+}
+
+/// A public key keeps the moduli forms backends prepared (`modexp_vartime_cached`): verdicts
+/// on valid and corrupted signatures, batches of 1, 2 and 9, stay the scalar backend's through
+/// one key object used again and again (its cache warm), through a clone (cold) and through a
+/// key reloaded from DER, two keys mixed in one batch; and four threads verifying through one
+/// key at once agree.
+fn rsa_verdicts_through_key_caches(candidate: &Arc<dyn Backend>) {
+    let scalar = scalar();
+    let scheme = RsaScheme::pkcs1v15(HashAlg::Sha256);
+    let keys = [test_keys::rsa(2048), test_keys::rsa(3072)];
+    let d = digests(scheme.hash, 9);
+    let mut sigs: Vec<Vec<u8>> = Vec::new();
+    for (i, dg) in d.iter().enumerate() {
+        let key = &keys[i % 2];
+        let job = [RsaSignJob { key, digest: dg }];
+        let mut s = batchsig::rsa::sign_batch(
+            &*scalar,
+            scheme,
+            &job,
+            &mut ChaCha20Rng::seed_from_u64(i as u64),
+        )
+        .unwrap()
+        .pop()
+        .unwrap()
+        .unwrap();
+        if i % 3 == 1 {
+            let last = s.len() - 1;
+            s[last] ^= 1; // corrupted: must not verify
+        }
+        sigs.push(s);
+    }
+    let reloaded: Vec<batchsig::rsa::RsaPublicKey> = keys
+        .iter()
+        .map(|k| {
+            let der = k.public_key().to_pkcs1_der().unwrap();
+            batchsig::rsa::RsaPublicKey::from_pkcs1_der(&der).unwrap()
+        })
+        .collect();
+    let clones: Vec<batchsig::rsa::RsaPublicKey> =
+        keys.iter().map(|k| k.public_key().clone()).collect();
+    let verdicts = |b: &dyn Backend, pubs: [&batchsig::rsa::RsaPublicKey; 2], n: usize| {
+        let jobs: Vec<RsaVerifyJob<'_>> = (0..n)
+            .map(|i| RsaVerifyJob {
+                key: pubs[i % 2],
+                digest: &d[i],
+                signature: &sigs[i],
+            })
+            .collect();
+        batchsig::rsa::verify_batch(b, scheme, &jobs).unwrap()
+    };
+    let originals = [keys[0].public_key(), keys[1].public_key()];
+    for n in [1, 2, 9] {
+        let want = verdicts(&*scalar, originals, n);
+        assert!(want
+            .iter()
+            .enumerate()
+            .all(|(i, v)| v.is_ok() == (i % 3 != 1)));
+        for round in 0..3 {
+            assert_eq!(
+                verdicts(&**candidate, originals, n),
+                want,
+                "{n} jobs, round {round}"
+            );
+        }
+        assert_eq!(
+            verdicts(&**candidate, [&clones[0], &clones[1]], n),
+            want,
+            "{n} jobs, clones"
+        );
+        assert_eq!(
+            verdicts(&**candidate, [&reloaded[0], &reloaded[1]], n),
+            want,
+            "{n} jobs, reloaded"
+        );
+        std::thread::scope(|sc| {
+            let hs: Vec<_> = (0..4)
+                .map(|_| sc.spawn(|| verdicts(&**candidate, originals, n)))
+                .collect();
+            for h in hs {
+                assert_eq!(h.join().unwrap(), want, "{n} jobs, threads");
+            }
+        });
+    }
+}

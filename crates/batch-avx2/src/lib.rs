@@ -52,9 +52,11 @@ use std::sync::OnceLock;
 /// "Shared-key verification on avx2").
 pub const SHARED_POINT_MIN: usize = 8;
 
-use batch_core::backend::check_batch;
+use batch_core::backend::{check_batch, check_caches};
 use batch_core::pool::Pool;
-use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
+use batch_core::{
+    AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob, ModulusCache,
+};
 
 #[cfg(target_arch = "x86_64")]
 use simd::Avx2;
@@ -178,7 +180,7 @@ impl Backend for Avx2Backend {
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         let t = self.token()?;
         check_batch(jobs.len(), &[])?;
-        Ok(self.install(jobs.len(), || imp::modexp(t, moduli, jobs, false)))
+        Ok(self.install(jobs.len(), || imp::modexp(t, moduli, None, jobs, false)))
     }
 
     fn modexp_vartime(
@@ -188,7 +190,21 @@ impl Backend for Avx2Backend {
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         let t = self.token()?;
         check_batch(jobs.len(), &[])?;
-        Ok(self.install(jobs.len(), || imp::modexp(t, moduli, jobs, true)))
+        Ok(self.install(jobs.len(), || imp::modexp(t, moduli, None, jobs, true)))
+    }
+
+    fn modexp_vartime_cached(
+        &self,
+        moduli: &[&[u64]],
+        caches: &[&ModulusCache],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        let t = self.token()?;
+        check_batch(jobs.len(), &[])?;
+        check_caches(moduli, caches)?;
+        Ok(self.install(jobs.len(), || {
+            imp::modexp(t, moduli, Some(caches), jobs, true)
+        }))
     }
 
     fn mul_base(
@@ -239,7 +255,13 @@ mod imp {
 mod imp {
     use super::*;
 
-    pub fn modexp(t: Avx2, _: &[&[u64]], _: &[ModexpJob<'_>], _: bool) -> Vec<JobResult<Vec<u64>>> {
+    pub fn modexp(
+        t: Avx2,
+        _: &[&[u64]],
+        _: Option<&[&ModulusCache]>,
+        _: &[ModexpJob<'_>],
+        _: bool,
+    ) -> Vec<JobResult<Vec<u64>>> {
         match t {}
     }
     pub fn mul_base(t: Avx2, _: Curve, _: &[EcUint]) -> Vec<JobResult<AffinePoint>> {

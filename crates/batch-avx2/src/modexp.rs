@@ -22,7 +22,7 @@
 
 use batch_core::groups::{modexp_in_groups, LaneKernel};
 use batch_core::num::{bits_vartime, window};
-use batch_core::{JobResult, ModexpJob};
+use batch_core::{JobResult, ModexpJob, ModulusCache};
 
 use crate::digits::{to_digits, ModulusDigits};
 use crate::field::{blend, from_lanes, load, lookup, mont_mul, mont_sqr, unit, Modulus4, V};
@@ -46,10 +46,11 @@ pub fn kernel_digits(bits: usize) -> usize {
 pub fn modexp_batch(
     t: Avx2,
     moduli: &[&[u64]],
+    caches: Option<&[&ModulusCache]>,
     jobs: &[ModexpJob<'_>],
     vartime: bool,
 ) -> Vec<JobResult<Vec<u64>>> {
-    modexp_in_groups(&Avx2Kernel(t, *crate::adx()), moduli, jobs, vartime)
+    modexp_in_groups(&Avx2Kernel(t, *crate::adx()), moduli, caches, jobs, vartime)
 }
 
 /// The AVX2 proof, and the `mulx`/`adx` one for the scalar tail where the CPU has it.
@@ -70,6 +71,9 @@ impl LaneKernel for Avx2Kernel {
         } else {
             crate::digits::modulus_digits(m, digits)
         }
+    }
+    fn digit_bits(&self) -> usize {
+        crate::digits::DIGIT_BITS
     }
     fn lanes(&self, _digits: usize) -> usize {
         4

@@ -93,3 +93,15 @@ fn modexp_vartime_vs_scalar_full_moduli() {
         }
     }
 }
+
+/// Per-key caches of the prepared moduli (`modexp_vartime_cached`): the same results as the
+/// uncached call, cold and warm, from several threads at once; and the scalar backend's
+/// default (it ignores the caches) agrees too.
+#[test]
+fn cached_moduli_vs_uncached() {
+    batch_core::dev::check_modexp_cached(&batch_scalar::ScalarBackend::new(), 13, false);
+    let Some(b) = common::avx2_or_skip("cached_moduli_vs_uncached") else {
+        return;
+    };
+    batch_core::dev::check_modexp_cached(&b, 13, true);
+}

@@ -35,9 +35,11 @@ pub mod simd;
 
 use std::sync::OnceLock;
 
-use batch_core::backend::check_batch;
+use batch_core::backend::{check_batch, check_caches};
 use batch_core::pool::Pool;
-use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
+use batch_core::{
+    AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob, ModulusCache,
+};
 
 #[cfg(target_arch = "x86_64")]
 use ecc::Form as EcForm;
@@ -251,7 +253,7 @@ impl Backend for Avx512Backend {
         let t = self.token()?;
         check_batch(jobs.len(), &[])?;
         Ok(self.pool.install_batch(jobs.len(), || {
-            imp::modexp(t, self.lanes, moduli, jobs, false)
+            imp::modexp(t, self.lanes, moduli, None, jobs, false)
         }))
     }
 
@@ -263,7 +265,21 @@ impl Backend for Avx512Backend {
         let t = self.token()?;
         check_batch(jobs.len(), &[])?;
         Ok(self.pool.install_batch(jobs.len(), || {
-            imp::modexp(t, self.lanes, moduli, jobs, true)
+            imp::modexp(t, self.lanes, moduli, None, jobs, true)
+        }))
+    }
+
+    fn modexp_vartime_cached(
+        &self,
+        moduli: &[&[u64]],
+        caches: &[&ModulusCache],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        let t = self.token()?;
+        check_batch(jobs.len(), &[])?;
+        check_caches(moduli, caches)?;
+        Ok(self.pool.install_batch(jobs.len(), || {
+            imp::modexp(t, self.lanes, moduli, Some(caches), jobs, true)
         }))
     }
 
@@ -326,6 +342,7 @@ mod imp {
         t: Ifma,
         _: Lanes,
         _: &[&[u64]],
+        _: Option<&[&ModulusCache]>,
         _: &[ModexpJob<'_>],
         _: bool,
     ) -> Vec<JobResult<Vec<u64>>> {

@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 
 use batch_core::groups::{modexp_in_groups, LaneKernel};
 use batch_core::num::{bits_vartime, window};
-use batch_core::{Error, JobResult, ModexpJob};
+use batch_core::{Error, JobResult, ModexpJob, ModulusCache};
 
 use crate::digits::{modulus_digits, modulus_digits_vartime, to_digits, ModulusDigits};
 use crate::field::{load, lookup, store, unit, Moduli, GENERATED_SQUARING};
@@ -213,10 +213,11 @@ pub fn modexp_batch(
     t: Ifma,
     lanes: crate::Lanes,
     moduli: &[&[u64]],
+    caches: Option<&[&ModulusCache]>,
     jobs: &[ModexpJob<'_>],
     vartime: bool,
 ) -> Vec<JobResult<Vec<u64>>> {
-    modexp_in_groups(&IfmaKernel { t, lanes }, moduli, jobs, vartime)
+    modexp_in_groups(&IfmaKernel { t, lanes }, moduli, caches, jobs, vartime)
 }
 
 struct IfmaKernel {
@@ -245,6 +246,9 @@ impl LaneKernel for IfmaKernel {
         } else {
             modulus_digits(m, digits)
         }
+    }
+    fn digit_bits(&self) -> usize {
+        crate::digits::DIGIT_BITS
     }
     fn lanes(&self, digits: usize) -> usize {
         self.shape(digits).lanes()

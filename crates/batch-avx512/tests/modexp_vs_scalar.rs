@@ -278,3 +278,15 @@ fn horizontal_form_vs_num_bigint() {
     widths_seen.dedup();
     assert_eq!(widths_seen, [5, 8, 11, 20, 30, 40, 60, 74, 80]);
 }
+
+/// Per-key caches of the prepared moduli (`modexp_vartime_cached`): the same results as the
+/// uncached call, cold and warm, from several threads at once, in every register form.
+#[test]
+fn cached_moduli_vs_uncached() {
+    let Some(bs) = common::ifma_or_skip("cached_moduli_vs_uncached") else {
+        return;
+    };
+    for b in &bs {
+        batch_core::dev::check_modexp_cached(b, 13, true);
+    }
+}

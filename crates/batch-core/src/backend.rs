@@ -17,6 +17,7 @@ use crate::ct::{declassify_mask, lt_mask};
 use crate::curve::{AffinePoint, Curve, EcUint};
 use crate::error::{Error, JobResult};
 use crate::num::bits_public;
+use crate::num::digits::ModulusDigits;
 
 /// Largest batch a single call accepts; split bigger work.
 pub const MAX_BATCH: usize = 1 << 22;
@@ -89,6 +90,21 @@ pub trait Backend: Send + Sync + core::fmt::Debug {
         jobs: &[ModexpJob<'_>],
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error>;
 
+    /// [`Backend::modexp_vartime`] with a cache per modulus (`caches[i]` belongs to
+    /// `moduli[i]`), which a backend may fill with the forms it prepares from that modulus and
+    /// reuse in later calls naming the same cache: what a key object keeps for its lifetime, as
+    /// OpenSSL keeps a public key's Montgomery context. The default ignores the caches.
+    /// `caches.len() != moduli.len()` fails the batch.
+    fn modexp_vartime_cached(
+        &self,
+        moduli: &[&[u64]],
+        caches: &[&ModulusCache],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        check_caches(moduli, caches)?;
+        self.modexp_vartime(moduli, jobs)
+    }
+
     /// Fixed-base `k·G` for every scalar `k < n`, constant-time; affine results.
     fn mul_base(
         &self,
@@ -115,6 +131,76 @@ pub trait Backend: Send + Sync + core::fmt::Debug {
 }
 
 /// Checks batch-wide shape: batch size and parallel lengths.
+/// The forms backends prepare from one **public** modulus (digit forms per kernel width, each
+/// with `R mod m`, `R² mod m` and its scalar constants), kept between calls by whoever owns the
+/// modulus (an RSA public key) and passed with it to [`Backend::modexp_vartime_cached`].
+/// Variable-time setup only: never for secret moduli. A cache answers only for the modulus it
+/// was first filled from (a form records its modulus, and a lookup compares it).
+#[derive(Debug, Default)]
+pub struct ModulusCache {
+    forms: std::sync::Mutex<Vec<std::sync::Arc<ModulusDigits>>>,
+}
+
+impl ModulusCache {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The form of `m` in `digit_bits`-bit digits for an `n`-digit kernel: from the cache, or
+    /// prepared by `prepare` and kept. Two threads that miss together may both prepare it;
+    /// one result is kept.
+    pub fn get_or_prepare(
+        &self,
+        m: &[u64],
+        n: usize,
+        digit_bits: usize,
+        prepare: impl FnOnce() -> Result<ModulusDigits, Error>,
+    ) -> Result<std::sync::Arc<ModulusDigits>, Error> {
+        let same = |d: &ModulusDigits| {
+            d.n == n
+                && d.digit_bits == digit_bits
+                && crate::num::cmp_limbs_vartime(&d.limbs, m) == core::cmp::Ordering::Equal
+        };
+        let lock = || self.forms.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(d) = lock().iter().find(|d| same(d)) {
+            return Ok(d.clone());
+        }
+        let d = std::sync::Arc::new(prepare()?);
+        let mut forms = lock();
+        if let Some(old) = forms.iter().find(|d| same(d)) {
+            return Ok(old.clone());
+        }
+        // A handful of forms at most (one per backend digit size and kernel width).
+        if forms.len() >= 8 {
+            forms.remove(0);
+        }
+        forms.push(d.clone());
+        Ok(d)
+    }
+
+    /// Forms held (for tests and reports).
+    pub fn len(&self) -> usize {
+        self.forms.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// `caches` pairs with `moduli` one to one.
+pub fn check_caches(moduli: &[&[u64]], caches: &[&ModulusCache]) -> Result<(), Error> {
+    if caches.len() == moduli.len() {
+        Ok(())
+    } else {
+        Err(Error::Backend(format!(
+            "{} modulus caches for {} moduli",
+            caches.len(),
+            moduli.len()
+        )))
+    }
+}
+
 pub fn check_batch(len: usize, others: &[(&'static str, usize)]) -> Result<(), Error> {
     if len > MAX_BATCH {
         return Err(Error::BatchTooLarge {
@@ -203,4 +289,35 @@ pub fn check_double_job(
 ) -> Result<(), Error> {
     check_scalar(curve, u1)?;
     check_point_job(curve, u2, q)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cache keeps one form per (modulus, width, digit size), hands back the kept one, and
+    /// never answers a lookup for another modulus or width with it.
+    #[test]
+    fn modulus_cache_keys_by_modulus_width_and_digits() {
+        let c = ModulusCache::new();
+        let (m1, m2) = ([0xffff_fff1u64, 0x8000_0000], [0xffff_fff3u64, 0x8000_0000]);
+        let prep = |m: &[u64], n, b| ModulusDigits::new_vartime(m, n, b);
+        let a = c.get_or_prepare(&m1, 3, 52, || prep(&m1, 3, 52)).unwrap();
+        let again = c
+            .get_or_prepare(&m1, 3, 52, || panic!("prepared twice"))
+            .unwrap();
+        assert!(std::sync::Arc::ptr_eq(&a, &again));
+        let other_m = c.get_or_prepare(&m2, 3, 52, || prep(&m2, 3, 52)).unwrap();
+        let other_n = c.get_or_prepare(&m1, 5, 52, || prep(&m1, 5, 52)).unwrap();
+        let other_b = c.get_or_prepare(&m1, 6, 28, || prep(&m1, 6, 28)).unwrap();
+        assert_eq!(c.len(), 4);
+        assert_eq!(other_m.limbs, m2);
+        assert_eq!((other_n.n, other_n.digit_bits), (5, 52));
+        assert_eq!((other_b.n, other_b.digit_bits), (6, 28));
+        assert_eq!(a.limbs, m1);
+        // a failed preparation is returned and nothing is kept
+        let e = c.get_or_prepare(&[3], 1, 52, || Err(Error::Backend("no".into())));
+        assert!(e.is_err());
+        assert_eq!(c.len(), 4);
+    }
 }

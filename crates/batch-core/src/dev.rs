@@ -206,6 +206,104 @@ pub fn check_modexp_vs_num_bigint(
     }
 }
 
+/// [`Backend::modexp_vartime_cached`] against [`Backend::modexp_vartime`] on the same backend
+/// and against num-bigint: public moduli of 1024, 2048 and 3072 bits (two shared by many
+/// jobs, one by a single job), batch sizes that reach the lanes, the few-job forms and the
+/// scalar tail, each run with cold caches and again with warm ones, and four threads sharing
+/// the caches at once. A cache list of the wrong length fails the batch; a cache used once
+/// holds a form afterwards where the backend caches (`expect_filled`).
+pub fn check_modexp_cached(b: &dyn Backend, seed: u64, expect_filled: bool) {
+    use crate::ModulusCache;
+    let mut r = rng(seed);
+    let moduli: Vec<Vec<u64>> = [2048, 1024, 3072]
+        .iter()
+        .map(|&bits| random_modulus(&mut r, bits))
+        .collect();
+    let mref: Vec<&[u64]> = moduli.iter().map(Vec::as_slice).collect();
+    let e65537 = [0x1_0001u64];
+    let long = modexp_exponents(&mut r, 2, 1).pop().expect("one");
+    for size in [1usize, 2, 3, 5, 9, 17] {
+        // job i: modulus 0 or 1 alternately, the last job of a batch of ≥ 3 on modulus 2
+        let spec: Vec<(usize, Vec<u64>)> = (0..size)
+            .map(|i| {
+                let m = if size >= 3 && i == size - 1 { 2 } else { i % 2 };
+                let base = modexp_bases(&mut r, &moduli[m], 4).pop().expect("base");
+                (m, base)
+            })
+            .collect();
+        let jobs: Vec<ModexpJob<'_>> = spec
+            .iter()
+            .enumerate()
+            .map(|(i, (m, base))| ModexpJob {
+                base,
+                exponent: if i % 3 == 2 { &long } else { &e65537 },
+                modulus: *m,
+            })
+            .collect();
+        let want = b.modexp_vartime(&mref, &jobs).expect("uncached batch");
+        for (j, w) in jobs.iter().zip(&want) {
+            let expect = to_big(j.base).modpow(&to_big(j.exponent), &to_big(mref[j.modulus]));
+            assert_eq!(
+                to_big(w.as_ref().expect("job")),
+                expect,
+                "{}: uncached",
+                b.name()
+            );
+        }
+        let caches: Vec<ModulusCache> = (0..moduli.len()).map(|_| ModulusCache::new()).collect();
+        let cref: Vec<&ModulusCache> = caches.iter().collect();
+        for round in ["cold", "warm"] {
+            let got = b
+                .modexp_vartime_cached(&mref, &cref, &jobs)
+                .expect("cached batch");
+            assert_eq!(got, want, "{}: {size} jobs, {round} caches", b.name());
+        }
+        if expect_filled {
+            for &m in &[0usize, 1] {
+                if jobs.iter().any(|j| j.modulus == m) {
+                    assert!(
+                        !caches[m].is_empty(),
+                        "{}: modulus {m} not cached",
+                        b.name()
+                    );
+                }
+            }
+        }
+        // several threads on the same caches at once (fresh ones: they fill concurrently)
+        let shared: Vec<ModulusCache> = (0..moduli.len()).map(|_| ModulusCache::new()).collect();
+        let sref: Vec<&ModulusCache> = shared.iter().collect();
+        std::thread::scope(|sc| {
+            let hs: Vec<_> = (0..4)
+                .map(|_| sc.spawn(|| b.modexp_vartime_cached(&mref, &sref, &jobs).expect("batch")))
+                .collect();
+            for h in hs {
+                assert_eq!(
+                    h.join().expect("thread"),
+                    want,
+                    "{}: {size} jobs, threads",
+                    b.name()
+                );
+            }
+        });
+        if expect_filled {
+            // one form per modulus and width, however many threads filled it
+            assert!(
+                shared.iter().all(|c| c.len() <= 1),
+                "{}: duplicate forms",
+                b.name()
+            );
+        }
+    }
+    let one = ModulusCache::new();
+    let job = [ModexpJob {
+        base: &[2],
+        exponent: &e65537,
+        modulus: 0,
+    }];
+    let err = b.modexp_vartime_cached(&mref, &[&one], &job).unwrap_err();
+    assert!(matches!(err, Error::Backend(_)), "{err:?}");
+}
+
 /// Edge and random scalars below `n` for a curve: 0, 1, 2, n−1, n−2, then random.
 pub fn ec_scalars(rng: &mut impl Rng, curve: Curve, count: usize) -> Vec<EcUint> {
     let n = to_big(&curve.order().0);

@@ -13,7 +13,9 @@ use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
-use crate::backend::{check_modexp_job, check_modulus, ModexpJob, MAX_MODULUS_BITS};
+use std::sync::Arc;
+
+use crate::backend::{check_modexp_job, check_modulus, ModexpJob, ModulusCache, MAX_MODULUS_BITS};
 use crate::error::{Error, JobResult};
 use crate::num::digits::ModulusDigits;
 use crate::num::{bits_public, DynMonty, MontKernel};
@@ -29,6 +31,8 @@ pub trait LaneKernel: Sync {
     /// take variable time ([`ModulusDigits::new_vartime`]); otherwise it must be
     /// constant-time ([`ModulusDigits::new`]: RSA-CRT primes are secret).
     fn prepare(&self, m: &[u64], digits: usize, vartime: bool) -> Result<ModulusDigits, Error>;
+    /// Bits per digit of the prepared form (the key of a [`ModulusCache`] entry, with the width).
+    fn digit_bits(&self) -> usize;
     /// Jobs per group at kernel width `digits`.
     fn lanes(&self, digits: usize) -> usize;
     /// Leftover groups of at most this many jobs run on the scalar kernel (unless
@@ -68,13 +72,18 @@ pub trait LaneKernel: Sync {
     }
 }
 
-/// Runs a modexp batch through `k` (see the module header).
+/// Runs a modexp batch through `k` (see the module header). `caches` (a `_vartime` batch's,
+/// one per modulus, [`crate::Backend::modexp_vartime_cached`]): each modulus's digit form is
+/// taken from its cache or prepared into it, for the lanes and the scalar tail alike (the tail
+/// takes its constants from the form).
 pub fn modexp_in_groups(
     k: &dyn LaneKernel,
     moduli: &[&[u64]],
+    caches: Option<&[&ModulusCache]>,
     jobs: &[ModexpJob<'_>],
     vartime: bool,
 ) -> Vec<JobResult<Vec<u64>>> {
+    let caches = caches.filter(|c| vartime && c.len() == moduli.len());
     // Validation and kernel widths first: which moduli need the lanes' digit form and which
     // the scalar tail's constants depends on the bucketing, and each is built only where used.
     let widths: Vec<Result<usize, Error>> = moduli
@@ -135,12 +144,19 @@ pub fn modexp_in_groups(
     let mut in_tail = vec![false; moduli.len()];
     for &i in &tail {
         in_tail[jobs[i].modulus] = true;
+        if caches.is_some() {
+            in_groups[jobs[i].modulus] = true; // the tail takes its constants from the form
+        }
     }
-    let digits: Vec<Option<Result<ModulusDigits, Error>>> = (0..moduli.len())
+    let digits: Vec<Option<Result<Arc<ModulusDigits>, Error>>> = (0..moduli.len())
         .into_par_iter()
         .map(|j| {
             let n = *widths[j].as_ref().ok()?;
-            in_groups[j].then(|| k.prepare(moduli[j], n, vartime))
+            let prepare = || k.prepare(moduli[j], n, vartime);
+            in_groups[j].then(|| match caches {
+                Some(c) => c[j].get_or_prepare(moduli[j], n, k.digit_bits(), prepare),
+                None => prepare().map(Arc::new),
+            })
         })
         .collect();
     // A modulus on both paths takes the tail's constants from its digit form, which holds them.
@@ -156,6 +172,7 @@ pub fn modexp_in_groups(
         digits[j]
             .as_ref()
             .and_then(|r| r.as_ref().ok())
+            .map(|d| &**d)
             .expect("prepared")
     };
 

@@ -25,6 +25,6 @@ pub mod pool;
 pub mod rcb;
 pub mod shared;
 
-pub use backend::{Availability, Backend, ModexpJob, MAX_BATCH, MAX_MODULUS_BITS};
+pub use backend::{Availability, Backend, ModexpJob, ModulusCache, MAX_BATCH, MAX_MODULUS_BITS};
 pub use curve::{AffinePoint, Curve, EcUint};
 pub use error::{Error, JobResult};

@@ -205,6 +205,16 @@ impl Backend for AutoBackend {
             .modexp_vartime(moduli, jobs)
     }
 
+    fn modexp_vartime_cached(
+        &self,
+        moduli: &[&[u64]],
+        caches: &[&batch_core::ModulusCache],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        self.route(Operation::ModexpVartime)
+            .modexp_vartime_cached(moduli, caches, jobs)
+    }
+
     fn mul_base(
         &self,
         curve: Curve,

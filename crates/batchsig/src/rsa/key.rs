@@ -147,8 +147,24 @@ pub struct RsaPublicKey {
     pub(crate) e: Vec<u64>,
     pub(crate) bits: usize,
     pub(crate) n_monty: DynMonty,
+    /// The forms backends prepared from `n` for earlier batches ([`NCache`]).
+    pub(crate) n_cache: NCache,
     /// What the key's algorithm identifier allows (`id-RSASSA-PSS`, RFC 4055).
     pub(crate) restriction: RsaKeyRestriction,
+}
+
+/// The forms backends prepare from a public key's `n` (digit forms with `R mod n`, `R² mod n`),
+/// kept for the key object's lifetime and passed with `n` to
+/// [`batch_core::Backend::modexp_vartime_cached`], as OpenSSL keeps a key's Montgomery
+/// context: a verification under a key seen before skips the long divisions. A clone starts
+/// empty (a new key object, as with the blinding cache).
+#[derive(Debug, Default)]
+pub(crate) struct NCache(pub(crate) batch_core::ModulusCache);
+
+impl Clone for NCache {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
 }
 
 impl core::fmt::Debug for RsaPublicKey {
@@ -222,6 +238,7 @@ impl RsaPublicKey {
             e,
             bits,
             n_monty,
+            n_cache: NCache::default(),
             restriction: RsaKeyRestriction::None,
         })
     }

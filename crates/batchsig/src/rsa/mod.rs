@@ -439,7 +439,9 @@ pub fn sign_batch(
     let checks = if vjobs.is_empty() {
         Vec::new()
     } else {
-        checker().modexp_vartime(&n_moduli, &vjobs)?
+        let caches: Vec<&batch_core::ModulusCache> =
+            keys.iter().map(|k| &k.public.n_cache.0).collect();
+        checker().modexp_vartime_cached(&n_moduli, &caches, &vjobs)?
     };
     if checks.len() != vjobs.len() {
         return Err(Error::Backend(format!(
@@ -557,7 +559,8 @@ pub fn verify_batch(
     let results = if mjobs.is_empty() {
         Vec::new()
     } else {
-        backend.modexp_vartime(&moduli, &mjobs)?
+        let caches: Vec<&batch_core::ModulusCache> = keys.iter().map(|k| &k.n_cache.0).collect();
+        backend.modexp_vartime_cached(&moduli, &caches, &mjobs)?
     };
     if results.len() != mjobs.len() {
         return Err(Error::Backend(format!(
