@@ -79,8 +79,10 @@ fn main() {
     cases.extend(modexp_cases(b, 1024, JOBS));
     cases.extend(modexp_cases(b, 1536, JOBS));
     // Fewer jobs than a group: what a single RSA signature runs (two CRT halves; on avx512 the
-    // horizontal form, one number along a register, two interleaved), and one job alone.
+    // horizontal form, one number along a register, two interleaved), two signatures (four
+    // interleaved), and one job alone.
     cases.extend(modexp_cases(b, 1024, 2));
+    cases.extend(modexp_cases(b, 1024, 4));
     cases.extend(modexp_cases(b, 1536, 1));
 
     if let Some(only) = arg("--only") {

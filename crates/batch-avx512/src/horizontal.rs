@@ -11,8 +11,8 @@
 //! which the shift has already aligned. The accumulator's lowest digit, and from it `yᵢ`, are
 //! kept exactly in a general register (128-bit products), so the vector's lane 0 is only read
 //! once per digit, after the shift. One step is a chain of about twenty cycles (scalar → broadcast
-//! → IFMA → shift → scalar), so two independent jobs run interleaved (`K = 2`) and each fills
-//! the other's waits. A final pass propagates the carries (the 12 bits above each digit, then
+//! → IFMA → shift → scalar), so independent jobs run interleaved — two, or four where a
+//! number takes at most four registers (`K`) — and each fills the others' waits. A final pass propagates the carries (the 12 bits above each digit, then
 //! single carries by the generate/propagate masks of an integer addition).
 //!
 //! Same contract as the lane kernel: inputs below `2m` in normalised digits with
@@ -194,7 +194,10 @@ fn pow<const R: usize, const K: usize>(
         for k in 0..K {
             let want = s.splat(window(exps[k], win * w, w));
             for (e, t) in table.iter().enumerate() {
-                let hit = s.eq(s.splat(e as u64), want);
+                // The mask compares two broadcasts, so the optimiser knows it is all or
+                // nothing and could choose between whole entries by a jump on the secret
+                // window; behind `black_box` it is an opaque mask, used by masked moves.
+                let hit = core::hint::black_box(s.eq(s.splat(e as u64), want));
                 for j in 0..R {
                     entry[k][j] = s.select(entry[k][j], t[k][j], hit);
                 }
@@ -315,6 +318,8 @@ pub fn modexp_few_ifma<const R: usize>(
     exps: &[&[u64]],
     vartime: bool,
 ) -> Vec<Vec<u64>> {
+    // `normalise` keeps 8 mask bits a register in a u128.
+    const { assert!(8 * R < 128) };
     assert!(n <= 8 * R && mods.len() == bases.len() && mods.len() == exps.len());
     let mut out = Vec::with_capacity(mods.len());
     let mut i = 0;

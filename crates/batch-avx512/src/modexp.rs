@@ -68,7 +68,7 @@ pub fn few_max(digits: usize, lanes: usize) -> usize {
 }
 
 /// `bases[j]^exps[j] mod mods[j]` for a few jobs of kernel width `n` ≤ [`FEW_MAX_DIGITS`] in
-/// the horizontal form, two at a time; canonical limbs.
+/// the horizontal form, four or two at a time (`crate::horizontal`); canonical limbs.
 pub fn modexp_few(
     t: Ifma,
     n: usize,

@@ -204,8 +204,11 @@ fn horizontal_form_vs_num_bigint() {
     let t = batch_avx512::simd::detect().expect("checked");
     let mut r = rng(12);
     let mut widths_seen = Vec::new();
+    // every width, with moduli at the top of each width (the largest it holds: the result's
+    // top digit and carries at their largest) and below it
     for bits in [
-        3, 64, 256, 259, 415, 521, 570, 1024, 1039, 1536, 2048, 3072, 3840, 4094,
+        3, 64, 258, 256, 259, 414, 415, 521, 570, 1024, 1038, 1039, 1536, 1558, 2048, 2078, 3072,
+        3118, 3840, 3846, 4094, 4158,
     ] {
         let n = kernel_digits(bits);
         assert!(n <= FEW_MAX_DIGITS, "{bits} bits: {n} digits");
@@ -255,9 +258,12 @@ fn horizontal_form_vs_num_bigint() {
                 // one to six jobs: single, pair, pair + single, quadruple (up to four registers a
                 // number) or two pairs, and so on
                 for k in 1..=6 {
-                    // constant-time calls take exponents of one limb count
+                    // constant-time calls take exponents of one limb count; in the edge
+                    // round (bases 0, m−1, 1) a full-length one, so the edges meet a real power
                     let ex: Vec<&[u64]> = if vartime {
                         exps[..k].to_vec()
+                    } else if round == 1 {
+                        vec![&long; k]
                     } else {
                         vec![exps[0]; k]
                     };
@@ -275,6 +281,7 @@ fn horizontal_form_vs_num_bigint() {
             }
         }
     }
+    widths_seen.sort();
     widths_seen.dedup();
     assert_eq!(widths_seen, [5, 8, 11, 20, 30, 40, 60, 74, 80]);
 }
@@ -288,5 +295,22 @@ fn cached_moduli_vs_uncached() {
     };
     for b in &bs {
         batch_core::dev::check_modexp_cached(b, 13, true);
+    }
+}
+
+/// The leftover paths through the backend on one thread, where a leftover of four 20-digit
+/// jobs is one call of four interleaved (two threads split it into pairs): RSA-2048 halves in
+/// batches of 1 … 7 and 9 … 12 jobs (leftovers of 1 … 4 beside a full group), every register
+/// form, against num-bigint.
+#[test]
+fn leftovers_on_one_thread_vs_num_bigint() {
+    let Some(bs) = common::ifma_or_skip("leftovers_on_one_thread_vs_num_bigint") else {
+        return;
+    };
+    let one = batch_avx512::Avx512Backend::with_threads(1).expect("pool");
+    for b in &bs {
+        let b = one.clone().with_lanes(b.lanes());
+        check_modexp_vs_num_bigint(&b, &[1024], &[1, 2, 3, 4, 5, 7, 9, 10, 11, 12], 14);
+        check_modexp_vs_num_bigint(&b, &[2048], &[1, 3, 4, 12], 15);
     }
 }

@@ -130,12 +130,12 @@ pub trait Backend: Send + Sync + core::fmt::Debug {
     ) -> Result<Vec<JobResult<AffinePoint>>, Error>;
 }
 
-/// Checks batch-wide shape: batch size and parallel lengths.
 /// The forms backends prepare from one **public** modulus (digit forms per kernel width, each
 /// with `R mod m`, `R² mod m` and its scalar constants), kept between calls by whoever owns the
 /// modulus (an RSA public key) and passed with it to [`Backend::modexp_vartime_cached`].
-/// Variable-time setup only: never for secret moduli. A cache answers only for the modulus it
-/// was first filled from (a form records its modulus, and a lookup compares it).
+/// Variable-time setup only: never for secret moduli. Each form records its modulus and a
+/// lookup compares it, so a cache passed with another modulus never answers with a wrong form
+/// (it prepares and keeps one for that modulus too).
 #[derive(Debug, Default)]
 pub struct ModulusCache {
     forms: std::sync::Mutex<Vec<std::sync::Arc<ModulusDigits>>>,
@@ -166,6 +166,12 @@ impl ModulusCache {
             return Ok(d.clone());
         }
         let d = std::sync::Arc::new(prepare()?);
+        if !same(&d) {
+            return Err(Error::Backend(format!(
+                "prepared a form of {} digits of {} bits for a cache lookup of {n} of {digit_bits}",
+                d.n, d.digit_bits
+            )));
+        }
         let mut forms = lock();
         if let Some(old) = forms.iter().find(|d| same(d)) {
             return Ok(old.clone());
@@ -201,6 +207,7 @@ pub fn check_caches(moduli: &[&[u64]], caches: &[&ModulusCache]) -> Result<(), E
     }
 }
 
+/// Checks batch-wide shape: batch size and parallel lengths.
 pub fn check_batch(len: usize, others: &[(&'static str, usize)]) -> Result<(), Error> {
     if len > MAX_BATCH {
         return Err(Error::BatchTooLarge {

@@ -207,15 +207,16 @@ pub fn check_modexp_vs_num_bigint(
 }
 
 /// [`Backend::modexp_vartime_cached`] against [`Backend::modexp_vartime`] on the same backend
-/// and against num-bigint: public moduli of 1024, 2048 and 3072 bits (two shared by many
-/// jobs, one by a single job), batch sizes that reach the lanes, the few-job forms and the
+/// and against num-bigint: public moduli of 1024, 2048, 3072 and 4608 bits (two shared by
+/// many jobs, two by a single job each), batch sizes that reach the lanes, the few-job forms and the
 /// scalar tail, each run with cold caches and again with warm ones, and four threads sharing
 /// the caches at once. A cache list of the wrong length fails the batch; a cache used once
 /// holds a form afterwards where the backend caches (`expect_filled`).
 pub fn check_modexp_cached(b: &dyn Backend, seed: u64, expect_filled: bool) {
     use crate::ModulusCache;
     let mut r = rng(seed);
-    let moduli: Vec<Vec<u64>> = [2048, 1024, 3072]
+    // the last one is wider than any few-job form (avx512's ends at 80 digits): a scalar tail
+    let moduli: Vec<Vec<u64>> = [2048, 1024, 3072, 4608]
         .iter()
         .map(|&bits| random_modulus(&mut r, bits))
         .collect();
@@ -223,10 +224,15 @@ pub fn check_modexp_cached(b: &dyn Backend, seed: u64, expect_filled: bool) {
     let e65537 = [0x1_0001u64];
     let long = modexp_exponents(&mut r, 2, 1).pop().expect("one");
     for size in [1usize, 2, 3, 5, 9, 17] {
-        // job i: modulus 0 or 1 alternately, the last job of a batch of ≥ 3 on modulus 2
+        // job i: modulus 0 or 1 alternately; in a batch of ≥ 3 the last job on modulus 2 and
+        // the one before on modulus 3
         let spec: Vec<(usize, Vec<u64>)> = (0..size)
             .map(|i| {
-                let m = if size >= 3 && i == size - 1 { 2 } else { i % 2 };
+                let m = match (size >= 3, size - 1 - i) {
+                    (true, 0) => 2,
+                    (true, 1) => 3,
+                    _ => i % 2,
+                };
                 let base = modexp_bases(&mut r, &moduli[m], 4).pop().expect("base");
                 (m, base)
             })
@@ -259,7 +265,7 @@ pub fn check_modexp_cached(b: &dyn Backend, seed: u64, expect_filled: bool) {
             assert_eq!(got, want, "{}: {size} jobs, {round} caches", b.name());
         }
         if expect_filled {
-            for &m in &[0usize, 1] {
+            for m in 0..moduli.len() {
                 if jobs.iter().any(|j| j.modulus == m) {
                     assert!(
                         !caches[m].is_empty(),

@@ -25,8 +25,8 @@ pub trait LaneKernel: Sync {
     /// The kernel width (in digits) that holds a modulus of `bits` bits.
     fn width(&self, bits: usize) -> usize;
     /// Prepares a modulus (validated) for kernel width `digits`; called only for moduli that
-    /// some full group uses (a batch whose jobs all run on the scalar tail, such as a single
-    /// verification, builds no digit form).
+    /// a group or the few-job form uses, or a cached one (without caches, a batch whose jobs
+    /// all run on the scalar tail builds no digit form).
     /// `vartime`: the batch is a `_vartime` one, whose moduli are public, so the setup may
     /// take variable time ([`ModulusDigits::new_vartime`]); otherwise it must be
     /// constant-time ([`ModulusDigits::new`]: RSA-CRT primes are secret).
@@ -199,33 +199,33 @@ pub fn modexp_in_groups(
     for (i, r) in tail_out {
         results[i] = r;
     }
-    // A group whose modulus setup failed (not expected after validation) reports that error
-    // for its jobs instead of running.
-    let (groups, broken): (Vec<_>, Vec<_>) = groups.into_iter().partition(|&(_, _, g)| {
-        g.iter()
-            .all(|&i| failed(jobs[i].modulus, &digits).is_none())
-    });
-    for (_, _, g) in broken {
+    // A job whose modulus setup failed (not expected after validation) reports that error;
+    // the other jobs of its group still run (the group is padded as any short one).
+    let mut runs: Vec<(usize, usize, Vec<usize>)> = Vec::with_capacity(groups.len());
+    for (n, lanes, g) in groups {
+        let mut ok = Vec::with_capacity(g.len());
         for &i in g {
-            if let Some(e) = failed(jobs[i].modulus, &digits) {
-                results[i] = Err(e);
+            match failed(jobs[i].modulus, &digits) {
+                Some(e) => results[i] = Err(e),
+                None => ok.push(i),
             }
         }
+        if !ok.is_empty() {
+            runs.push((n, lanes, ok));
+        }
     }
-    let outs: Vec<(&[usize], Vec<Vec<u64>>)> = groups
+    let outs: Vec<(&[usize], Vec<Vec<u64>>)> = runs
         .par_iter()
-        .map(|&(n, lanes, g)| {
-            let js: Vec<ModexpJob<'_>> = (0..lanes).map(|l| jobs[g[l.min(g.len() - 1)]]).collect();
+        .map(|(n, lanes, g)| {
+            let js: Vec<ModexpJob<'_>> = (0..*lanes).map(|l| jobs[g[l.min(g.len() - 1)]]).collect();
             let mods: Vec<&ModulusDigits> = js.iter().map(|j| digits_of(j.modulus)).collect();
             let bases: Vec<&[u64]> = js.iter().map(|j| j.base).collect();
             let exps: Vec<&[u64]> = js.iter().map(|j| j.exponent).collect();
-            (g, k.run_group(n, &mods, &bases, &exps, vartime))
+            (g.as_slice(), k.run_group(*n, &mods, &bases, &exps, vartime))
         })
         .collect();
     for (g, lanes) in outs {
-        for (&i, r) in g.iter().zip(lanes) {
-            results[i] = Ok(r);
-        }
+        place(&mut results, g, lanes);
     }
     // Leftovers on the backend's few-job form; a job whose modulus setup failed reports that.
     let few_out: Vec<(Vec<usize>, Vec<Vec<u64>>)> = few
@@ -255,9 +255,19 @@ pub fn modexp_in_groups(
         }
     }
     for (ok, rs) in few_out {
-        for (i, r) in ok.into_iter().zip(rs) {
-            results[i] = Ok(r);
-        }
+        place(&mut results, &ok, rs);
     }
     results
+}
+
+/// Puts a group's (or few-job call's) results in their jobs' slots; a backend that returned
+/// fewer results than jobs fails those jobs instead of leaving them empty.
+fn place(results: &mut [JobResult<Vec<u64>>], g: &[usize], rs: Vec<Vec<u64>>) {
+    let got = rs.len();
+    let mut rs = rs.into_iter();
+    for &i in g {
+        results[i] = rs.next().ok_or_else(|| {
+            Error::Backend(format!("{got} results for a group of {} jobs", g.len()))
+        });
+    }
 }
