@@ -140,6 +140,22 @@ impl Avx2Backend {
         self.pool.threads()
     }
 
+    /// The three modexp entry points: checks, then the batch on this backend's pool.
+    fn run_modexp(
+        &self,
+        moduli: &[&[u64]],
+        caches: Option<&[&ModulusCache]>,
+        jobs: &[ModexpJob<'_>],
+        vartime: bool,
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        let t = self.token()?;
+        check_batch(jobs.len(), &[])?;
+        if let Some(c) = caches {
+            check_caches(moduli, c)?;
+        }
+        Ok(self.install(jobs.len(), || imp::modexp(t, moduli, caches, jobs, vartime)))
+    }
+
     /// The AVX2 proof, or the batch-level error.
     fn token(&self) -> Result<Avx2, Error> {
         detected()
@@ -178,9 +194,7 @@ impl Backend for Avx2Backend {
         moduli: &[&[u64]],
         jobs: &[ModexpJob<'_>],
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
-        let t = self.token()?;
-        check_batch(jobs.len(), &[])?;
-        Ok(self.install(jobs.len(), || imp::modexp(t, moduli, None, jobs, false)))
+        self.run_modexp(moduli, None, jobs, false)
     }
 
     fn modexp_vartime(
@@ -188,9 +202,7 @@ impl Backend for Avx2Backend {
         moduli: &[&[u64]],
         jobs: &[ModexpJob<'_>],
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
-        let t = self.token()?;
-        check_batch(jobs.len(), &[])?;
-        Ok(self.install(jobs.len(), || imp::modexp(t, moduli, None, jobs, true)))
+        self.run_modexp(moduli, None, jobs, true)
     }
 
     fn modexp_vartime_cached(
@@ -199,12 +211,7 @@ impl Backend for Avx2Backend {
         caches: &[&ModulusCache],
         jobs: &[ModexpJob<'_>],
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
-        let t = self.token()?;
-        check_batch(jobs.len(), &[])?;
-        check_caches(moduli, caches)?;
-        Ok(self.install(jobs.len(), || {
-            imp::modexp(t, moduli, Some(caches), jobs, true)
-        }))
+        self.run_modexp(moduli, Some(caches), jobs, true)
     }
 
     fn mul_base(

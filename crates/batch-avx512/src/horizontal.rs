@@ -258,36 +258,22 @@ fn run<const R: usize, const K: usize>(
     exps: &[&[u64]],
     vartime: bool,
 ) -> Vec<Vec<u64>> {
-    let zero = s.zero();
-    let mut hm: [HMod<R>; K] = core::array::from_fn(|_| HMod {
-        m: [zero; R],
-        m0: 0,
-        k0: 0,
-    });
-    let (mut one, mut r2, mut x, mut unit) = (
-        [[zero; R]; K],
-        [[zero; R]; K],
-        [[zero; R]; K],
-        [[zero; R]; K],
-    );
-    let mut e: [&[u64]; K] = [&[]; K];
+    let zero = [[s.zero(); R]; K];
+    let (mut hm, mut one, mut r2, mut x) = ([(); K].map(|_| None), zero, zero, zero);
     for k in 0..K {
         let md = mods[k];
-        hm[k] = HMod {
+        hm[k] = Some(HMod {
             m: load(s, &md.m),
             m0: md.m[0],
             k0: md.minv,
-        };
+        });
         one[k] = load(s, &md.one);
         r2[k] = load(s, &md.r2);
         x[k] = load(s, &to_digits(bases[k], n));
-        unit[k] = load(s, &[1]);
-        e[k] = exps[k];
     }
-    let mut mr: [&HMod<R>; K] = [&hm[0]; K];
-    for (k, x) in mr.iter_mut().enumerate() {
-        *x = &hm[k];
-    }
+    let mr: [&HMod<R>; K] = core::array::from_fn(|k| hm[k].as_ref().expect("set above"));
+    let e: [&[u64]; K] = core::array::from_fn(|k| exps[k]);
+    let unit = [load(s, &[1]); K];
     // base·R mod m, below 2m
     let b = amm(s, n, &x, &r2, &mr);
     let acc = if vartime {

@@ -178,6 +178,24 @@ impl Avx512Backend {
         self.lanes
     }
 
+    /// The three modexp entry points: checks, then the batch on this backend's pool.
+    fn run_modexp(
+        &self,
+        moduli: &[&[u64]],
+        caches: Option<&[&ModulusCache]>,
+        jobs: &[ModexpJob<'_>],
+        vartime: bool,
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        let t = self.token()?;
+        check_batch(jobs.len(), &[])?;
+        if let Some(c) = caches {
+            check_caches(moduli, c)?;
+        }
+        Ok(self.pool.install_batch(jobs.len(), || {
+            imp::modexp(t, self.lanes, moduli, caches, jobs, vartime)
+        }))
+    }
+
     /// The IFMA proof, or the batch-level error.
     fn token(&self) -> Result<Ifma, Error> {
         detected()
@@ -250,11 +268,7 @@ impl Backend for Avx512Backend {
         moduli: &[&[u64]],
         jobs: &[ModexpJob<'_>],
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
-        let t = self.token()?;
-        check_batch(jobs.len(), &[])?;
-        Ok(self.pool.install_batch(jobs.len(), || {
-            imp::modexp(t, self.lanes, moduli, None, jobs, false)
-        }))
+        self.run_modexp(moduli, None, jobs, false)
     }
 
     fn modexp_vartime(
@@ -262,11 +276,7 @@ impl Backend for Avx512Backend {
         moduli: &[&[u64]],
         jobs: &[ModexpJob<'_>],
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
-        let t = self.token()?;
-        check_batch(jobs.len(), &[])?;
-        Ok(self.pool.install_batch(jobs.len(), || {
-            imp::modexp(t, self.lanes, moduli, None, jobs, true)
-        }))
+        self.run_modexp(moduli, None, jobs, true)
     }
 
     fn modexp_vartime_cached(
@@ -275,12 +285,7 @@ impl Backend for Avx512Backend {
         caches: &[&ModulusCache],
         jobs: &[ModexpJob<'_>],
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
-        let t = self.token()?;
-        check_batch(jobs.len(), &[])?;
-        check_caches(moduli, caches)?;
-        Ok(self.pool.install_batch(jobs.len(), || {
-            imp::modexp(t, self.lanes, moduli, Some(caches), jobs, true)
-        }))
+        self.run_modexp(moduli, Some(caches), jobs, true)
     }
 
     fn mul_base(

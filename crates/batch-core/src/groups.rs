@@ -112,8 +112,8 @@ pub fn modexp_in_groups(
             Err(e) => results.push(Err(e)),
         }
     }
-    let mut groups: Vec<(usize, usize, &[usize])> = Vec::new();
-    let mut few: Vec<(usize, &[usize])> = Vec::new();
+    // (kernel width, how it runs, job indices): padded groups and few-job calls.
+    let mut runs: Vec<(usize, Run, &[usize])> = Vec::new();
     let mut tail: Vec<usize> = Vec::new();
     for (&(n, _), idx) in &buckets {
         let lanes = k.lanes(n);
@@ -122,30 +122,26 @@ pub fn modexp_in_groups(
                 // Spread over the pool's threads, at least two jobs a call (the few-job forms
                 // interleave jobs).
                 let per = g.len().div_ceil(rayon::current_num_threads().max(1)).max(2);
-                few.extend(g.chunks(per).map(|c| (n, c)));
+                runs.extend(g.chunks(per).map(|c| (n, Run::Few, c)));
             } else if g.len() > k.scalar_tail_max(lanes) {
-                groups.push((n, lanes, g));
+                runs.push((n, Run::Group(lanes), g));
             } else {
                 tail.extend_from_slice(g);
             }
         }
     }
     // The moduli each path uses (public: indices), prepared once each, in parallel.
-    let mut in_groups = vec![false; moduli.len()];
-    for g in groups
-        .iter()
-        .map(|&(_, _, g)| g)
-        .chain(few.iter().map(|&(_, g)| g))
-    {
+    let mut needs_form = vec![false; moduli.len()];
+    for &(_, _, g) in &runs {
         for &i in g {
-            in_groups[jobs[i].modulus] = true;
+            needs_form[jobs[i].modulus] = true;
         }
     }
     let mut in_tail = vec![false; moduli.len()];
     for &i in &tail {
         in_tail[jobs[i].modulus] = true;
         if caches.is_some() {
-            in_groups[jobs[i].modulus] = true; // the tail takes its constants from the form
+            needs_form[jobs[i].modulus] = true; // the tail takes its constants from the form
         }
     }
     let digits: Vec<Option<Result<Arc<ModulusDigits>, Error>>> = (0..moduli.len())
@@ -153,7 +149,7 @@ pub fn modexp_in_groups(
         .map(|j| {
             let n = *widths[j].as_ref().ok()?;
             let prepare = || k.prepare(moduli[j], n, vartime);
-            in_groups[j].then(|| match caches {
+            needs_form[j].then(|| match caches {
                 Some(c) => c[j].get_or_prepare(moduli[j], n, k.digit_bits(), prepare),
                 None => prepare().map(Arc::new),
             })
@@ -162,7 +158,7 @@ pub fn modexp_in_groups(
     // A modulus on both paths takes the tail's constants from its digit form, which holds them.
     let scalar: Vec<Option<Result<DynMonty, Error>>> = (0..moduli.len())
         .into_par_iter()
-        .map(|j| (in_tail[j] && !in_groups[j]).then(|| DynMonty::build(moduli[j], vartime)))
+        .map(|j| (in_tail[j] && !needs_form[j]).then(|| DynMonty::build(moduli[j], vartime)))
         .collect();
     let failed = |j: usize, prep: &[Option<Result<_, Error>>]| match &prep[j] {
         Some(Err(e)) => Some(e.clone()),
@@ -200,9 +196,9 @@ pub fn modexp_in_groups(
         results[i] = r;
     }
     // A job whose modulus setup failed (not expected after validation) reports that error;
-    // the other jobs of its group still run (the group is padded as any short one).
-    let mut runs: Vec<(usize, usize, Vec<usize>)> = Vec::with_capacity(groups.len());
-    for (n, lanes, g) in groups {
+    // the other jobs of its run still run (a group is padded as any short one).
+    let mut todo: Vec<(usize, Run, Vec<usize>)> = Vec::with_capacity(runs.len());
+    for (n, run, g) in runs {
         let mut ok = Vec::with_capacity(g.len());
         for &i in g {
             match failed(jobs[i].modulus, &digits) {
@@ -211,53 +207,38 @@ pub fn modexp_in_groups(
             }
         }
         if !ok.is_empty() {
-            runs.push((n, lanes, ok));
+            todo.push((n, run, ok));
         }
     }
-    let outs: Vec<(&[usize], Vec<Vec<u64>>)> = runs
-        .par_iter()
-        .map(|(n, lanes, g)| {
-            let js: Vec<ModexpJob<'_>> = (0..*lanes).map(|l| jobs[g[l.min(g.len() - 1)]]).collect();
+    let outs: Vec<(Vec<usize>, Vec<Vec<u64>>)> = todo
+        .into_par_iter()
+        .map(|(n, run, g)| {
+            let js: Vec<ModexpJob<'_>> = match run {
+                Run::Group(lanes) => (0..lanes).map(|l| jobs[g[l.min(g.len() - 1)]]).collect(),
+                Run::Few => g.iter().map(|&i| jobs[i]).collect(),
+            };
             let mods: Vec<&ModulusDigits> = js.iter().map(|j| digits_of(j.modulus)).collect();
             let bases: Vec<&[u64]> = js.iter().map(|j| j.base).collect();
             let exps: Vec<&[u64]> = js.iter().map(|j| j.exponent).collect();
-            (g.as_slice(), k.run_group(*n, &mods, &bases, &exps, vartime))
+            let rs = match run {
+                Run::Group(_) => k.run_group(n, &mods, &bases, &exps, vartime),
+                Run::Few => k.run_few(n, &mods, &bases, &exps, vartime),
+            };
+            (g, rs)
         })
         .collect();
-    for (g, lanes) in outs {
-        place(&mut results, g, lanes);
-    }
-    // Leftovers on the backend's few-job form; a job whose modulus setup failed reports that.
-    let few_out: Vec<(Vec<usize>, Vec<Vec<u64>>)> = few
-        .par_iter()
-        .map(|&(n, g)| {
-            let ok: Vec<usize> = g
-                .iter()
-                .copied()
-                .filter(|&i| failed(jobs[i].modulus, &digits).is_none())
-                .collect();
-            if ok.is_empty() {
-                return (ok, Vec::new());
-            }
-            let mods: Vec<&ModulusDigits> =
-                ok.iter().map(|&i| digits_of(jobs[i].modulus)).collect();
-            let bases: Vec<&[u64]> = ok.iter().map(|&i| jobs[i].base).collect();
-            let exps: Vec<&[u64]> = ok.iter().map(|&i| jobs[i].exponent).collect();
-            let r = k.run_few(n, &mods, &bases, &exps, vartime);
-            (ok, r)
-        })
-        .collect();
-    for &(_, g) in &few {
-        for &i in g {
-            if let Some(e) = failed(jobs[i].modulus, &digits) {
-                results[i] = Err(e);
-            }
-        }
-    }
-    for (ok, rs) in few_out {
-        place(&mut results, &ok, rs);
+    for (g, rs) in outs {
+        place(&mut results, &g, rs);
     }
     results
+}
+
+/// How a run of jobs executes: a group padded to `lanes` ([`LaneKernel::run_group`]) or a
+/// few-job call ([`LaneKernel::run_few`]).
+#[derive(Clone, Copy)]
+enum Run {
+    Group(usize),
+    Few,
 }
 
 /// Puts a group's (or few-job call's) results in their jobs' slots; a backend that returned
