@@ -107,6 +107,24 @@ pub fn adx_kernel() -> Option<&'static dyn batch_core::num::MontKernel> {
     }
 }
 
+/// batch-scalar's point code on the fastest field this crate has for the curve on this CPU
+/// (P-256 on `mulx`/`adcx`/`adox` where the CPU has BMI2 and ADX, the portable field
+/// otherwise): what this backend runs P-256 and its one- or two-job remainders on, and what
+/// the AVX-512 backend runs its remainders on. Same signatures and results as
+/// `batch_scalar::ecc`.
+pub mod scalar_ecc {
+    #[cfg(target_arch = "x86_64")]
+    pub use crate::ecc::scalar::{has_fast_field, mul_base, mul_double_vartime, mul_point};
+    #[cfg(not(target_arch = "x86_64"))]
+    pub use batch_scalar::ecc::{mul_base, mul_double_vartime, mul_point};
+
+    /// Whether `curve` runs on a field of this crate here: never on this target.
+    #[cfg(not(target_arch = "x86_64"))]
+    pub fn has_fast_field(_: batch_core::Curve) -> bool {
+        false
+    }
+}
+
 /// The AVX2 backend. `Default` uses rayon's global pool (all cores).
 #[derive(Clone, Default)]
 pub struct Avx2Backend {
@@ -176,8 +194,13 @@ impl Backend for Avx2Backend {
     }
 
     fn description(&self) -> String {
+        let p256 = if scalar_ecc::has_fast_field(Curve::P256) {
+            "; P-256: scalar point code on a mulx/adcx/adox field"
+        } else {
+            ""
+        };
         format!(
-            "CPU AVX2, 4 lanes x 28-bit digits, vpmuludq Montgomery, {} thread(s)",
+            "CPU AVX2, 4 lanes x 28-bit digits, vpmuludq Montgomery{p256}, {} thread(s)",
             self.threads()
         )
     }

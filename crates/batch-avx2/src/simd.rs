@@ -34,6 +34,8 @@ pub fn detect() -> Result<Avx2, String> {
 
 use crate::digits::ModulusDigits;
 
+pub mod p256;
+
 /// [`crate::modexp::modexp_group_avx2`] behind the proof.
 pub fn modexp_group<const N: usize>(
     _t: Avx2,
@@ -81,6 +83,13 @@ pub fn detect_adx() -> Result<Adx, String> {
         Ok(Adx(()))
     } else {
         Err("this CPU does not support BMI2 and ADX".into())
+    }
+}
+
+impl Adx {
+    /// P-256's field on this proof's instructions.
+    pub fn p256(self) -> p256::P256Adx {
+        p256::P256Adx(self)
     }
 }
 

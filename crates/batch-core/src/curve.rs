@@ -228,6 +228,59 @@ impl<const L: usize> CurveDef<L> {
     }
 }
 
+/// The arithmetic a curve's point code runs on: the curve's constants ([`CurveDef`]) and its
+/// base field's operations on fully reduced (`< p`) Montgomery-form elements (`R = 2^(64·L)`).
+///
+/// [`CurveDef`] implements it with its portable [`MontyParams`]; a backend with a faster
+/// kernel for one curve (batch-avx2's `mulx`/`adcx`/`adox` P-256 field) implements it with the
+/// same representation, so the same point code, comb tables and results serve both, and each
+/// implementation is tested against the other. The point formulas (`rcb_*!`, `jac_*!`) call
+/// `f.mul`, `f.square`, `f.add`, `f.sub` on it directly. Every method is constant-time.
+pub trait CurveArith<const L: usize>: Sync + 'static {
+    /// The curve's constants (`b`, `G`, `p`'s and `n`'s parameters for everything else).
+    fn def(&self) -> &CurveDef<L>;
+    /// `a·b·R⁻¹ mod p`.
+    fn mul(&self, a: &Uint<L>, b: &Uint<L>) -> Uint<L>;
+    /// `a²·R⁻¹ mod p`.
+    fn square(&self, a: &Uint<L>) -> Uint<L>;
+    /// `a + b mod p`.
+    fn add(&self, a: &Uint<L>, b: &Uint<L>) -> Uint<L>;
+    /// `a − b mod p`.
+    fn sub(&self, a: &Uint<L>, b: &Uint<L>) -> Uint<L>;
+    /// `−a mod p`.
+    #[inline(always)]
+    fn neg(&self, a: &Uint<L>) -> Uint<L> {
+        self.sub(&Uint::ZERO, a)
+    }
+}
+
+impl<const L: usize> CurveArith<L> for CurveDef<L> {
+    #[inline(always)]
+    fn def(&self) -> &CurveDef<L> {
+        self
+    }
+    #[inline(always)]
+    fn mul(&self, a: &Uint<L>, b: &Uint<L>) -> Uint<L> {
+        self.p.mul(a, b)
+    }
+    #[inline(always)]
+    fn square(&self, a: &Uint<L>) -> Uint<L> {
+        self.p.square(a)
+    }
+    #[inline(always)]
+    fn add(&self, a: &Uint<L>, b: &Uint<L>) -> Uint<L> {
+        self.p.add(a, b)
+    }
+    #[inline(always)]
+    fn sub(&self, a: &Uint<L>, b: &Uint<L>) -> Uint<L> {
+        self.p.sub(a, b)
+    }
+    #[inline(always)]
+    fn neg(&self, a: &Uint<L>) -> Uint<L> {
+        self.p.neg(a)
+    }
+}
+
 const fn const_add<const L: usize>(p: &MontyParams<L>, a: &Uint<L>, b: &Uint<L>) -> Uint<L> {
     let (s, c) = a.adc(b);
     let (d, borrow) = s.sbb(p.modulus());

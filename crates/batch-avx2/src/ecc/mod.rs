@@ -17,6 +17,7 @@
 
 pub mod comb;
 pub mod point;
+pub mod scalar;
 pub mod straus;
 pub mod varbase;
 
@@ -148,9 +149,12 @@ fn scalar_tail(len: usize) -> usize {
 
 /// `k·G` for each scalar; constant-time in the scalars.
 pub fn mul_base(t: Avx2, curve: Curve, scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
+    if scalar::has_fast_field(curve) {
+        return scalar::mul_base(curve, scalars);
+    }
     let (scalars, tail) = scalars.split_at(scalars.len() - scalar_tail(scalars.len()));
     let mut out = mul_base_avx2(t, curve, scalars);
-    out.extend(batch_scalar::ecc::mul_base(curve, tail));
+    out.extend(scalar::mul_base(curve, tail));
     out
 }
 
@@ -161,13 +165,12 @@ pub fn mul_point(
     points: &[AffinePoint],
     scalars: &[EcUint],
 ) -> Vec<JobResult<AffinePoint>> {
+    if scalar::has_fast_field(curve) {
+        return scalar::mul_point(curve, points, scalars);
+    }
     let head = scalars.len() - scalar_tail(scalars.len());
     let mut out = mul_point_avx2(t, curve, &points[..head], &scalars[..head]);
-    out.extend(batch_scalar::ecc::mul_point(
-        curve,
-        &points[head..],
-        &scalars[head..],
-    ));
+    out.extend(scalar::mul_point(curve, &points[head..], &scalars[head..]));
     out
 }
 
@@ -188,6 +191,9 @@ pub fn mul_double_vartime(
     points: &[AffinePoint],
 ) -> Vec<JobResult<AffinePoint>> {
     use batch_core::shared::{comb_width, gather, group_scalars_vartime, run_split, split_vartime};
+    if scalar::has_fast_field(curve) {
+        return scalar::mul_double_vartime(curve, u1, u2, points);
+    }
     let split = split_vartime(curve, points, SHARED_POINT_MIN);
     if split.groups.is_empty() {
         return mul_double_distinct_vartime(t, curve, u1, u2, points);
@@ -231,7 +237,7 @@ fn mul_double_distinct_vartime(
 ) -> Vec<JobResult<AffinePoint>> {
     let head = u1.len() - scalar_tail(u1.len());
     let mut out = mul_double_avx2_vartime(t, curve, &u1[..head], &u2[..head], &points[..head]);
-    out.extend(batch_scalar::ecc::mul_double_vartime(
+    out.extend(scalar::mul_double_vartime(
         curve,
         &u1[head..],
         &u2[head..],

@@ -9,7 +9,8 @@
 //! computes a harmless stand-in (`k = 0`, `Q = O`). The batch is cut into chunks of [`CHUNK`]
 //! jobs spread over the pool; a chunk runs its lane groups (a last partial group padded with
 //! stand-ins), then makes every result affine with one inversion per lane. A remainder too
-//! small to fill a quarter of a group goes to `batch-scalar`'s code instead.
+//! small to fill a quarter of a group goes to `batch-scalar`'s point code instead, on
+//! `batch_avx2::scalar_ecc`'s field (P-256 on `mulx`/`adcx`/`adox` where the CPU has them).
 //!
 //! - [`comb`]: `k·G`, signed windows over a per-process table; constant-time.
 //! - [`varbase`]: `k·Q`, fixed signed window over a per-group table; constant-time.
@@ -191,7 +192,7 @@ pub fn mul_base(
         .map(|k| check_scalar(curve, k).map(|()| EcJob { k1: *k, ..STAND_IN }))
         .collect();
     let mut out = run(t, form, cc, Op::Base, jobs);
-    out.extend(batch_scalar::ecc::mul_base(curve, tail));
+    out.extend(batch_avx2::scalar_ecc::mul_base(curve, tail));
     out
 }
 
@@ -218,7 +219,7 @@ pub fn mul_point(
         })
         .collect();
     let mut out = run(t, form, cc, Op::Point, jobs);
-    out.extend(batch_scalar::ecc::mul_point(
+    out.extend(batch_avx2::scalar_ecc::mul_point(
         curve,
         &points[head..],
         &scalars[head..],
@@ -317,7 +318,7 @@ fn mul_double_distinct_vartime(
         })
         .collect();
     let mut out = run(t, form, cc, Op::DoubleVartime, jobs);
-    out.extend(batch_scalar::ecc::mul_double_vartime(
+    out.extend(batch_avx2::scalar_ecc::mul_double_vartime(
         curve,
         &u1[head..],
         &u2[head..],

@@ -11,7 +11,7 @@
 
 use std::sync::OnceLock;
 
-use batch_core::curve::{CurveDef, P224, P256, P384, P521};
+use batch_core::curve::{CurveArith, CurveDef, P224, P256, P384, P521};
 use batch_core::num::digits::{from_digits, to_digits, ModulusDigits};
 use batch_core::num::{ct_eq_mask, mask_from_bit, Uint};
 
@@ -113,17 +113,24 @@ pub struct CombTable<const L: usize> {
 
 impl<const L: usize> CombTable<L> {
     /// Builds the table for `c`'s generator (projective complete additions, one inversion).
-    pub fn new(c: &CurveDef<L>, w: usize) -> Self {
-        Self::for_point_vartime(c, &AffineMonty { x: c.gx, y: c.gy }, w)
+    pub fn new(c: &impl CurveArith<L>, w: usize) -> Self {
+        Self::for_point_vartime(
+            c,
+            &AffineMonty {
+                x: c.def().gx,
+                y: c.def().gy,
+            },
+            w,
+        )
     }
 
     /// The same table for another base point `B` (on the curve, not the identity): a
     /// verification batch under one public key builds one for `Q`. Variable-time only in
     /// name — the construction is the same straight-line code as for `G` — but `B` is meant
     /// to be public.
-    pub fn for_point_vartime(c: &CurveDef<L>, b: &AffineMonty<L>, w: usize) -> Self {
+    pub fn for_point_vartime(c: &impl CurveArith<L>, b: &AffineMonty<L>, w: usize) -> Self {
         assert!((2..=MAX_W).contains(&w), "comb width");
-        let windows = booth_windows(c.curve.bits(), w);
+        let windows = booth_windows(c.def().curve.bits(), w);
         let half = 1usize << (w - 1);
         let mut proj = Vec::with_capacity(windows * half);
         let mut base = ProjectivePoint::from_affine(b, c);
@@ -195,7 +202,7 @@ impl<const L: usize> CombTable<L> {
     /// `k·G` for `k < n` (canonical). Constant-time in `k`.
     /// Inlined so that a compile-time `c` folds into the field arithmetic (see `ecc::CurveSpec`).
     #[inline(always)]
-    pub fn mul(&self, c: &CurveDef<L>, k: &Uint<L>) -> ProjectivePoint<L> {
+    pub fn mul(&self, c: &impl CurveArith<L>, k: &Uint<L>) -> ProjectivePoint<L> {
         let mut acc = ProjectivePoint::identity(c);
         for i in 0..self.windows {
             let (mag, neg) = booth_digit(k, i, self.w);
@@ -216,7 +223,7 @@ impl<const L: usize> CombTable<L> {
 impl<const L: usize> CombTable<L> {
     /// [`CombTable::mul`] for a public scalar (verification): entries by index, zero digits
     /// skipped. Variable-time.
-    pub fn mul_vartime(&self, c: &CurveDef<L>, k: &Uint<L>) -> ProjectivePoint<L> {
+    pub fn mul_vartime(&self, c: &impl CurveArith<L>, k: &Uint<L>) -> ProjectivePoint<L> {
         let mut acc = ProjectivePoint::identity(c);
         for i in 0..self.windows {
             let (mag, neg) = booth_digit(k, i, self.w);

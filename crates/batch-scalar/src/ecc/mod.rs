@@ -27,7 +27,7 @@ pub mod straus;
 pub mod varbase;
 
 use batch_core::backend::{check_double_job, check_point_job, check_scalar};
-use batch_core::curve::{CurveDef, P224, P256, P384, P521};
+use batch_core::curve::{CurveArith, CurveDef, P224, P256, P384, P521};
 use batch_core::num::{mask_from_bit, Uint};
 use batch_core::{AffinePoint, Curve, EcUint, Error, JobResult};
 use rayon::prelude::*;
@@ -39,28 +39,40 @@ use straus::DoubleJob;
 /// Jobs per chunk: one field inversion is shared by this many results.
 pub const CHUNK: usize = 32;
 
-/// A curve fixed at compile time. Kernels are called with `c = S::def()` inside each chunk's
-/// closure, so after inlining `c` is the address of a constant static and LLVM folds the
-/// modulus, `m0inv` and `b` into the generic field code: measured 20 % fewer instructions
-/// per P-256 doubling, 40 % fewer for a P-521 `k·Q`, than with `c` read from memory. Hot loops
-/// below are therefore plain loops: a closure that captured `c` would hide the constant.
-trait CurveSpec<const L: usize>: 'static {
-    fn def() -> &'static CurveDef<L>;
+/// A curve fixed at compile time, and the arithmetic its point code runs on. Kernels are
+/// called with `c = S::arith()` inside each chunk's closure, so after inlining `c` is the
+/// address of a constant static and LLVM folds the modulus, `m0inv` and `b` into the generic
+/// field code: measured 20 % fewer instructions per P-256 doubling, 40 % fewer for a P-521
+/// `k·Q`, than with `c` read from memory. Hot loops below are therefore plain loops: a
+/// closure that captured `c` would hide the constant.
+///
+/// This crate's specs run on the portable field (`CurveDef`'s [`MontyParams`]); a backend
+/// with a faster field for one curve (batch-avx2's `mulx`/`adcx`/`adox` P-256) implements its
+/// own spec and calls [`mul_base_with`], [`mul_point_with`] and [`mul_double_with_vartime`].
+///
+/// [`MontyParams`]: batch_core::num::MontyParams
+pub trait CurveSpec<const L: usize>: 'static {
+    /// The point code's arithmetic.
+    type Arith: CurveArith<L>;
+    fn arith() -> &'static Self::Arith;
+    /// The curve's `k·G` table (the same points whatever the arithmetic: Montgomery form
+    /// modulo `p` with `R = 2^(64·L)`).
     fn table() -> &'static CombTable<L>;
 }
 
 #[derive(Debug)]
-struct SpecP224;
+pub struct SpecP224;
 #[derive(Debug)]
-struct SpecP256;
+pub struct SpecP256;
 #[derive(Debug)]
-struct SpecP384;
+pub struct SpecP384;
 #[derive(Debug)]
-struct SpecP521;
+pub struct SpecP521;
 
 impl CurveSpec<4> for SpecP224 {
+    type Arith = CurveDef<4>;
     #[inline(always)]
-    fn def() -> &'static CurveDef<4> {
+    fn arith() -> &'static CurveDef<4> {
         &P224
     }
     fn table() -> &'static CombTable<4> {
@@ -69,8 +81,9 @@ impl CurveSpec<4> for SpecP224 {
 }
 
 impl CurveSpec<4> for SpecP256 {
+    type Arith = CurveDef<4>;
     #[inline(always)]
-    fn def() -> &'static CurveDef<4> {
+    fn arith() -> &'static CurveDef<4> {
         &P256
     }
     fn table() -> &'static CombTable<4> {
@@ -79,8 +92,9 @@ impl CurveSpec<4> for SpecP256 {
 }
 
 impl CurveSpec<6> for SpecP384 {
+    type Arith = CurveDef<6>;
     #[inline(always)]
-    fn def() -> &'static CurveDef<6> {
+    fn arith() -> &'static CurveDef<6> {
         &P384
     }
     fn table() -> &'static CombTable<6> {
@@ -89,8 +103,9 @@ impl CurveSpec<6> for SpecP384 {
 }
 
 impl CurveSpec<9> for SpecP521 {
+    type Arith = CurveDef<9>;
     #[inline(always)]
-    fn def() -> &'static CurveDef<9> {
+    fn arith() -> &'static CurveDef<9> {
         &P521
     }
     fn table() -> &'static CombTable<9> {
@@ -144,13 +159,13 @@ fn scalar<const L: usize>(k: &EcUint) -> Uint<L> {
 
 /// Seam point to Montgomery form and an identity mask; only for points that passed
 /// [`batch_core::backend::check_point`]. Constant-time in the coordinates and the `infinity` flag.
-fn point_in<const L: usize>(c: &CurveDef<L>, q: &AffinePoint) -> (AffineMonty<L>, u64) {
+fn point_in<const L: usize>(c: &impl CurveArith<L>, q: &AffinePoint) -> (AffineMonty<L>, u64) {
     // constant-time: the limbs above `L` are zero (coordinates below p)
     let (x, y) = (q.x.truncate(), q.y.truncate());
     (
         AffineMonty {
-            x: c.p.to_monty(&x),
-            y: c.p.to_monty(&y),
+            x: c.def().p.to_monty(&x),
+            y: c.def().p.to_monty(&y),
         },
         mask_from_bit(q.infinity as u64),
     )
@@ -159,7 +174,7 @@ fn point_in<const L: usize>(c: &CurveDef<L>, q: &AffinePoint) -> (AffineMonty<L>
 /// Affine seam results for one chunk: `pts[i]` where `checks[i]` is `Ok`, the error otherwise
 /// (the matching `pts[i]` is ignored). One inversion for the chunk.
 fn finish<const L: usize>(
-    c: &CurveDef<L>,
+    c: &impl CurveArith<L>,
     pts: &[ProjectivePoint<L>],
     checks: Vec<Result<(), Error>>,
 ) -> Vec<JobResult<AffinePoint>> {
@@ -169,8 +184,8 @@ fn finish<const L: usize>(
         .zip(affine)
         .map(|(ok, (a, id))| {
             ok.map(|()| AffinePoint {
-                x: c.fe_to_seam(&a.x),
-                y: c.fe_to_seam(&a.y),
+                x: c.def().fe_to_seam(&a.x),
+                y: c.def().fe_to_seam(&a.y),
                 // NOTE: the seam type tells the identity apart with a bool: whether a result
                 // is the identity (k = 0 or Q = O, as k < n) is visible to the caller anyway,
                 // so it is declassified (the Result around the point may keep its tag there).
@@ -180,19 +195,21 @@ fn finish<const L: usize>(
         .collect()
 }
 
-fn mul_base_with<const L: usize, S: CurveSpec<L>>(
+pub fn mul_base_with<const L: usize, S: CurveSpec<L>>(
     scalars: &[EcUint],
 ) -> Vec<JobResult<AffinePoint>> {
     let table = S::table(); // built here, before the parallel part
     scalars
         .par_chunks(CHUNK)
         .flat_map_iter(|chunk| {
-            let c = S::def();
+            let c = S::arith();
             // `check_scalar` is constant-time: only its verdict is public. (A variable-time
             // comparison would exit early unless k's top limb equals n's: on P-521 that
             // happens for 1 nonce in 512 and reveals its top 9 bits, a lattice attack's input.)
-            let checks: Vec<Result<(), Error>> =
-                chunk.iter().map(|k| check_scalar(c.curve, k)).collect();
+            let checks: Vec<Result<(), Error>> = chunk
+                .iter()
+                .map(|k| check_scalar(c.def().curve, k))
+                .collect();
             // A plain loop, not a closure: `c` must stay a compile-time constant here.
             let mut pts = Vec::with_capacity(chunk.len());
             for (k, ok) in chunk.iter().zip(&checks) {
@@ -206,7 +223,7 @@ fn mul_base_with<const L: usize, S: CurveSpec<L>>(
         .collect()
 }
 
-fn mul_point_with<const L: usize, S: CurveSpec<L>>(
+pub fn mul_point_with<const L: usize, S: CurveSpec<L>>(
     points: &[AffinePoint],
     scalars: &[EcUint],
 ) -> Vec<JobResult<AffinePoint>> {
@@ -214,13 +231,13 @@ fn mul_point_with<const L: usize, S: CurveSpec<L>>(
         .par_chunks(CHUNK)
         .zip(scalars.par_chunks(CHUNK))
         .flat_map_iter(|(qs, ks)| {
-            let c = S::def();
+            let c = S::arith();
             // Validation is constant-time in k and Q (batch-core's `check_point_job`): only
             // each job's verdict is public.
             let checks: Vec<Result<(), Error>> = qs
                 .iter()
                 .zip(ks)
-                .map(|(q, k)| check_point_job(c.curve, k, q))
+                .map(|(q, k)| check_point_job(c.def().curve, k, q))
                 .collect();
             let mut pts = Vec::with_capacity(qs.len());
             for ((q, k), ok) in qs.iter().zip(ks).zip(&checks) {
@@ -243,13 +260,13 @@ fn mul_point_with<const L: usize, S: CurveSpec<L>>(
 /// Xeon, Sapphire Rapids class) about even at 8 jobs a point, 0.7× at 4, 1.4× at 16.
 pub const SHARED_POINT_MIN: usize = 8;
 
-fn mul_double_with_vartime<const L: usize, S: CurveSpec<L>>(
+pub fn mul_double_with_vartime<const L: usize, S: CurveSpec<L>>(
     u1: &[EcUint],
     u2: &[EcUint],
     points: &[AffinePoint],
 ) -> Vec<JobResult<AffinePoint>> {
-    let c = S::def();
-    let split = batch_core::shared::split_vartime(c.curve, points, SHARED_POINT_MIN);
+    let c = S::arith();
+    let split = batch_core::shared::split_vartime(c.def().curve, points, SHARED_POINT_MIN);
     if split.groups.is_empty() {
         return mul_double_distinct_vartime::<L, S>(u1, u2, points);
     }
@@ -275,18 +292,20 @@ fn mul_double_shared_vartime<const L: usize, S: CurveSpec<L>>(
     u1: &[EcUint],
     u2: &[EcUint],
 ) -> Vec<JobResult<AffinePoint>> {
-    let c = S::def();
+    let c = S::arith();
     let table = S::table();
-    let w = batch_core::shared::comb_width(c.curve.bits(), u1.len(), comb::MAX_W, 1);
+    let w = batch_core::shared::comb_width(c.def().curve.bits(), u1.len(), comb::MAX_W, 1);
     let table_q = CombTable::for_point_vartime(c, &point_in(c, q).0, w);
     u1.par_chunks(CHUNK)
         .zip(u2.par_chunks(CHUNK))
         .flat_map_iter(|(a, b)| {
-            let c = S::def();
+            let c = S::arith();
             let checks: Vec<Result<(), Error>> = a
                 .iter()
                 .zip(b)
-                .map(|(a, b)| check_scalar(c.curve, a).and_then(|()| check_scalar(c.curve, b)))
+                .map(|(a, b)| {
+                    check_scalar(c.def().curve, a).and_then(|()| check_scalar(c.def().curve, b))
+                })
                 .collect();
             let mut pts = Vec::with_capacity(a.len());
             for ((a, b), ok) in a.iter().zip(b).zip(&checks) {
@@ -312,12 +331,12 @@ fn mul_double_distinct_vartime<const L: usize, S: CurveSpec<L>>(
         .zip(u2.par_chunks(CHUNK))
         .zip(points.par_chunks(CHUNK))
         .flat_map_iter(|((a, b), qs)| {
-            let c = S::def();
+            let c = S::arith();
             let checks: Vec<Result<(), Error>> = a
                 .iter()
                 .zip(b)
                 .zip(qs)
-                .map(|((a, b), q)| check_double_job(c.curve, a, b, q))
+                .map(|((a, b), q)| check_double_job(c.def().curve, a, b, q))
                 .collect();
             let jobs: Vec<DoubleJob<L>> = a
                 .iter()

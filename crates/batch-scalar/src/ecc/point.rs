@@ -11,7 +11,7 @@
 //! `batch_core::rcb`'s, shared by every backend; here it runs on `CurveDef`'s Montgomery field.
 //! Everything here is constant-time.
 
-use batch_core::curve::CurveDef;
+use batch_core::curve::CurveArith;
 use batch_core::num::Uint;
 
 /// An affine point in Montgomery form; never the identity.
@@ -33,8 +33,8 @@ impl<const L: usize> AffineMonty<L> {
 
     /// `−self` where `mask` is all-ones.
     #[inline(always)]
-    pub fn neg_if(&mut self, mask: u64, c: &CurveDef<L>) {
-        let ny = c.p.neg(&self.y);
+    pub fn neg_if(&mut self, mask: u64, c: &impl CurveArith<L>) {
+        let ny = c.neg(&self.y);
         self.y.assign_if(&ny, mask);
     }
 }
@@ -50,21 +50,21 @@ pub struct ProjectivePoint<const L: usize> {
 impl<const L: usize> ProjectivePoint<L> {
     /// `(0 : 1 : 0)`.
     #[inline(always)]
-    pub fn identity(c: &CurveDef<L>) -> Self {
+    pub fn identity(c: &impl CurveArith<L>) -> Self {
         Self {
             x: Uint::ZERO,
-            y: *c.p.one(),
+            y: *c.def().p.one(),
             z: Uint::ZERO,
         }
     }
 
     /// `(x : y : 1)`.
     #[inline(always)]
-    pub fn from_affine(a: &AffineMonty<L>, c: &CurveDef<L>) -> Self {
+    pub fn from_affine(a: &AffineMonty<L>, c: &impl CurveArith<L>) -> Self {
         Self {
             x: a.x,
             y: a.y,
-            z: *c.p.one(),
+            z: *c.def().p.one(),
         }
     }
 
@@ -94,16 +94,20 @@ impl<const L: usize> ProjectivePoint<L> {
 
     /// `−self` where `mask` is all-ones (`(X : −Y : Z)`; the identity stays the identity).
     #[inline(always)]
-    pub fn neg_if(&mut self, mask: u64, c: &CurveDef<L>) {
-        let ny = c.p.neg(&self.y);
+    pub fn neg_if(&mut self, mask: u64, c: &impl CurveArith<L>) {
+        let ny = c.neg(&self.y);
         self.y.assign_if(&ny, mask);
     }
 
     /// `self + rhs`, complete (RCB15 Algorithm 4, `a = −3`).
     #[inline(always)]
-    pub fn add(&self, rhs: &Self, c: &CurveDef<L>) -> Self {
-        let (x, y, z) =
-            batch_core::rcb_add!(&c.p, c.b, (self.x, self.y, self.z), (rhs.x, rhs.y, rhs.z));
+    pub fn add(&self, rhs: &Self, c: &impl CurveArith<L>) -> Self {
+        let (x, y, z) = batch_core::rcb_add!(
+            c,
+            c.def().b,
+            (self.x, self.y, self.z),
+            (rhs.x, rhs.y, rhs.z)
+        );
         Self { x, y, z }
     }
 
@@ -111,17 +115,22 @@ impl<const L: usize> ProjectivePoint<L> {
     /// RCB15 Algorithm 5 (`a = −3`) is complete in `self` but cannot express an identity `rhs`,
     /// hence the select.
     #[inline(always)]
-    pub fn add_mixed(&self, rhs: &AffineMonty<L>, rhs_identity: u64, c: &CurveDef<L>) -> Self {
+    pub fn add_mixed(
+        &self,
+        rhs: &AffineMonty<L>,
+        rhs_identity: u64,
+        c: &impl CurveArith<L>,
+    ) -> Self {
         let (x, y, z) =
-            batch_core::rcb_add_mixed!(&c.p, c.b, (self.x, self.y, self.z), (rhs.x, rhs.y));
+            batch_core::rcb_add_mixed!(c, c.def().b, (self.x, self.y, self.z), (rhs.x, rhs.y));
         let sum = Self { x, y, z };
         Self::select(&sum, self, rhs_identity)
     }
 
     /// `2·self`, complete (RCB15 Algorithm 6, `a = −3`).
     #[inline(always)]
-    pub fn double(&self, c: &CurveDef<L>) -> Self {
-        let (x, y, z) = batch_core::rcb_double!(&c.p, c.b, (self.x, self.y, self.z));
+    pub fn double(&self, c: &impl CurveArith<L>) -> Self {
+        let (x, y, z) = batch_core::rcb_double!(c, c.def().b, (self.x, self.y, self.z));
         Self { x, y, z }
     }
 }
@@ -130,11 +139,11 @@ impl<const L: usize> ProjectivePoint<L> {
 /// `out[i] = (point, mask)`, the mask all-ones where `pts[i]` is the identity (then the point
 /// is `(0, 0)`). Constant-time: identities are swapped for `Z = 1` by select, not skipped.
 pub fn batch_normalize<const L: usize>(
-    c: &CurveDef<L>,
+    c: &impl CurveArith<L>,
     pts: &[ProjectivePoint<L>],
 ) -> Vec<(AffineMonty<L>, u64)> {
-    let f = &c.p;
-    let one = *f.one();
+    let f = c;
+    let one = *c.def().p.one();
     // prefix[i] = z_0 ⋯ z_{i−1}, with identities counted as 1.
     let mut prefix = Vec::with_capacity(pts.len());
     let mut acc = one;
@@ -143,7 +152,7 @@ pub fn batch_normalize<const L: usize>(
         let z = Uint::select(&p.z, &one, p.is_identity_mask());
         acc = f.mul(&acc, &z);
     }
-    let mut inv = f.inv(&acc); // (z_0 ⋯ z_{k−1})⁻¹, safegcd (faster than Fermat here)
+    let mut inv = c.def().p.inv(&acc); // (z_0 ⋯ z_{k−1})⁻¹, safegcd (faster than Fermat here)
     let mut out = vec![(AffineMonty::default(), 0u64); pts.len()];
     for i in (0..pts.len()).rev() {
         let p = &pts[i];
@@ -163,7 +172,7 @@ pub fn batch_normalize<const L: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use batch_core::curve::{P224, P256, P384, P521};
+    use batch_core::curve::{CurveDef, P224, P256, P384, P521};
 
     fn g<const L: usize>(c: &CurveDef<L>) -> ProjectivePoint<L> {
         ProjectivePoint::from_affine(&AffineMonty { x: c.gx, y: c.gy }, c)

@@ -12,7 +12,7 @@
 //!
 //! Everything here branches and indexes on its inputs: never call it with secrets.
 
-use batch_core::curve::CurveDef;
+use batch_core::curve::CurveArith;
 use batch_core::num::Uint;
 
 use super::comb::CombTable;
@@ -68,10 +68,10 @@ struct JacobianPoint<const L: usize> {
 }
 
 impl<const L: usize> JacobianPoint<L> {
-    fn identity(c: &CurveDef<L>) -> Self {
+    fn identity(c: &impl CurveArith<L>) -> Self {
         Self {
-            x: *c.p.one(),
-            y: *c.p.one(),
+            x: *c.def().p.one(),
+            y: *c.def().p.one(),
             z: Uint::ZERO,
         }
     }
@@ -82,26 +82,26 @@ impl<const L: usize> JacobianPoint<L> {
 
     /// `2·self` for `a = −3` (`batch_core::jac_double!`, 4M + 4S).
     #[inline(always)]
-    fn double_vartime(&self, c: &CurveDef<L>) -> Self {
+    fn double_vartime(&self, c: &impl CurveArith<L>) -> Self {
         if self.is_identity_vartime() {
             return *self;
         }
-        let (x, y, z) = batch_core::jac_double!(&c.p, (self.x, self.y, self.z));
+        let (x, y, z) = batch_core::jac_double!(c, (self.x, self.y, self.z));
         Self { x, y, z }
     }
 
     /// `self + a` for affine `a` (`batch_core::jac_add_mixed!`, 8M + 3S), falling back to
     /// doubling for `self = a` and the identity for `self = −a`.
     #[inline(always)]
-    fn add_affine_vartime(&self, a: &AffineMonty<L>, c: &CurveDef<L>) -> Self {
+    fn add_affine_vartime(&self, a: &AffineMonty<L>, c: &impl CurveArith<L>) -> Self {
         if self.is_identity_vartime() {
             return Self {
                 x: a.x,
                 y: a.y,
-                z: *c.p.one(),
+                z: *c.def().p.one(),
             };
         }
-        let (x, y, z) = batch_core::jac_add_mixed!(&c.p, (self.x, self.y, self.z), (a.x, a.y));
+        let (x, y, z) = batch_core::jac_add_mixed!(c, (self.x, self.y, self.z), (a.x, a.y));
         // Z₃ = Z₁·H = 0 means H = 0, self = ±a: the formulas give the identity for −a
         // (`(r² : −r³ : 0)`) and `(0 : 0 : 0)` for a itself, which needs the doubling.
         if z.is_zero_vartime() && y.is_zero_vartime() {
@@ -111,8 +111,8 @@ impl<const L: usize> JacobianPoint<L> {
     }
 
     /// Homogeneous `(XZ : Y : Z³)`: same affine point.
-    fn to_projective(self, c: &CurveDef<L>) -> ProjectivePoint<L> {
-        let f = &c.p;
+    fn to_projective(self, c: &impl CurveArith<L>) -> ProjectivePoint<L> {
+        let f = c;
         let z2 = f.square(&self.z);
         ProjectivePoint {
             x: f.mul(&self.x, &self.z),
@@ -126,7 +126,7 @@ impl<const L: usize> JacobianPoint<L> {
 /// `d < 0`.
 #[inline(always)]
 fn signed_entry_vartime<const L: usize>(
-    c: &CurveDef<L>,
+    c: &impl CurveArith<L>,
     e: &AffineMonty<L>,
     d: i32,
 ) -> AffineMonty<L> {
@@ -135,7 +135,7 @@ fn signed_entry_vartime<const L: usize>(
     } else {
         AffineMonty {
             x: e.x,
-            y: c.p.neg(&e.y),
+            y: c.neg(&e.y),
         }
     }
 }
@@ -144,11 +144,11 @@ fn signed_entry_vartime<const L: usize>(
 /// Inlined so that a compile-time `c` folds into the field arithmetic (see `ecc::CurveSpec`).
 #[inline(always)]
 pub fn mul_double_chunk_vartime<const L: usize>(
-    c: &CurveDef<L>,
+    c: &impl CurveArith<L>,
     g: &CombTable<L>,
     jobs: &[DoubleJob<L>],
 ) -> Vec<ProjectivePoint<L>> {
-    let bits = c.curve.bits();
+    let bits = c.def().curve.bits();
     let wg = g.width();
     // Odd multiples 3Q … 15Q of every job that needs Q, made affine in one batch.
     let mut proj = Vec::new();

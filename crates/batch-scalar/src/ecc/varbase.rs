@@ -9,7 +9,7 @@
 //! Constant-time in `k` and `Q`: no branch or index depends on either; each lookup reads the
 //! whole table, a zero digit selects the identity, the sign is a masked negation.
 
-use batch_core::curve::CurveDef;
+use batch_core::curve::CurveArith;
 use batch_core::num::{ct_eq_mask, Uint};
 
 use super::comb::{booth_digit, booth_windows};
@@ -22,7 +22,7 @@ const HALF: usize = 1 << (W - 1);
 /// `mag·Q` from the table (`table[j−1] = j·Q`), the identity for `mag = 0`; reads every entry.
 #[inline(always)]
 fn lookup<const L: usize>(
-    c: &CurveDef<L>,
+    c: &impl CurveArith<L>,
     table: &[ProjectivePoint<L>; HALF],
     mag: u64,
 ) -> ProjectivePoint<L> {
@@ -37,7 +37,7 @@ fn lookup<const L: usize>(
 /// Inlined so that a compile-time `c` folds into the field arithmetic (see `ecc::CurveSpec`).
 #[inline(always)]
 pub fn mul<const L: usize>(
-    c: &CurveDef<L>,
+    c: &impl CurveArith<L>,
     q: &AffineMonty<L>,
     q_identity: u64,
     k: &Uint<L>,
@@ -52,7 +52,7 @@ pub fn mul<const L: usize>(
             table[j - 2].add_mixed(q, q_identity, c)
         };
     }
-    let windows = booth_windows(c.curve.bits(), W);
+    let windows = booth_windows(c.def().curve.bits(), W);
     let (mag, neg) = booth_digit(k, windows - 1, W);
     let mut acc = lookup(c, &table, mag);
     acc.neg_if(neg, c);
