@@ -57,7 +57,15 @@ fn main() {
         .map(|p| p.unwrap())
         .collect();
     if let Some(sizes) = shared_sizes {
-        shared_keys(&b, &scalar, curve, &k1, &k2, &q, &sizes);
+        // keys from random scalars (ec_scalars starts with 0, 1, 2, n−1, …: 0·G is the
+        // identity, which never groups)
+        let keys: Vec<_> = scalar
+            .mul_base(curve, &ec_scalars(&mut r, curve, batch + 6)[6..])
+            .unwrap()
+            .into_iter()
+            .map(|p| p.unwrap())
+            .collect();
+        shared_keys(&b, &scalar, curve, &k1, &k2, &keys, &sizes);
         return;
     }
     type Op<'a> = Box<
