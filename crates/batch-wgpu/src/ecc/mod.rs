@@ -74,19 +74,27 @@ pub const BASE_DIGITS: usize = 1 << (BASE_W - 1);
 /// Bits per signed window of a shared point's table (`u₂·Q` under a shared `Q`). The table
 /// is built on the host, so its size (`2^(SHARED_W − 1)` entries a window) is paid once per
 /// group and the additions (one a window) once per job; the loads are by index, one entry a
-/// window whatever the width.
+/// window whatever the width. On lavapipe (docs/PERF.md) 5-bit windows ran 1.2–1.3× faster
+/// than 3-bit ones at 1024 jobs a key but lost below about 8 (0.4–0.9× at 2–4): 3 kept, for
+/// the low threshold; a width per group (`batch_core::shared::comb_width`) would take both.
 pub const SHARED_W: usize = 3;
 
 /// Entries per window of a shared point's table: `|d| = 1 … 2^(SHARED_W − 1)`.
 pub const SHARED_DIGITS: usize = 1 << (SHARED_W - 1);
 
 /// Jobs under one point from which a verification batch runs them on a table for that point
-/// (see [`SHARED_W`]). Provisional: the scalar backend's 8 on every curve, until measured.
+/// (see [`SHARED_W`]). Measured on lavapipe (`examples/ec_rate` shared-key mode, 2 vCPUs,
+/// docs/PERF.md), shared ÷ distinct at 1 / 2 / 3 / 4 / 1024 jobs a key: P-256 0.5–0.6 /
+/// 0.8–1.05 / 1.2–1.4 / 1.3–1.8 / 2.5–3.3; P-384 1.7 / 1.9 / 2.2 / 2.4 / 3.3 and P-521
+/// 1.45 / 1.6 / – / 2.5 / 3.1, where a table built by the host's scalar code beats the
+/// software adapter's doublings even for one job. P-224 (not measured) takes P-256's. On a
+/// GPU, whose doublings are cheap against the host's table, the break-even will be higher:
+/// measure there.
 pub fn shared_point_min(curve: Curve) -> usize {
     match curve {
-        Curve::P224 | Curve::P256 => 8,
-        Curve::P384 => 8,
-        Curve::P521 => 8,
+        Curve::P224 | Curve::P256 => 3,
+        // a key seen twice; the table paid even for one job (see above)
+        Curve::P384 | Curve::P521 => 2,
     }
 }
 
