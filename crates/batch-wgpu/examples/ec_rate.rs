@@ -5,6 +5,12 @@
 //!
 //! `cargo run --release -p batch-wgpu --example ec_rate -- [p256|p384|p521] [batch] [budget]`
 //! (defaults p256, 1024; a third argument forces a loop budget per dispatch)
+//!
+//! Shared-key mode, `… -- p256 1024 shared=1,4,16,64`: `u₁·G + u₂·Q` on batches whose keys
+//! repeat, each key for that many consecutive jobs, run once on the distinct-key path (no
+//! grouping), once on the shared-point path (every repeated key grouped, whatever the
+//! threshold) and once with the backend's own threshold; best of three runs each, after a
+//! warm-up call that compiles both pipelines.
 use std::time::Instant;
 
 use batch_core::dev::{ec_scalars, rng};
@@ -20,8 +26,18 @@ fn main() {
     };
     let batch: usize = args.next().map_or(1024, |a| a.parse().expect("a number"));
     let b = batch_wgpu::WgpuBackend::new();
-    // a third argument forces a loop budget per dispatch (see `with_loop_budget`)
+    // a third argument forces a loop budget per dispatch (see `with_loop_budget`), or asks
+    // for the shared-key mode
+    let mut shared_sizes = None;
     let b = match args.next() {
+        Some(a) if a.starts_with("shared=") => {
+            let sizes: Vec<usize> = a["shared=".len()..]
+                .split(',')
+                .map(|n| n.parse().expect("group sizes: numbers, comma-separated"))
+                .collect();
+            shared_sizes = Some(sizes);
+            b
+        }
         Some(n) => b.with_loop_budget(n.parse().expect("a number")),
         None => b,
     };
@@ -40,6 +56,18 @@ fn main() {
         .into_iter()
         .map(|p| p.unwrap())
         .collect();
+    if let Some(sizes) = shared_sizes {
+        // keys from random scalars (ec_scalars starts with 0, 1, 2, n−1, …: 0·G is the
+        // identity, which never groups)
+        let keys: Vec<_> = scalar
+            .mul_base(curve, &ec_scalars(&mut r, curve, batch + 6)[6..])
+            .unwrap()
+            .into_iter()
+            .map(|p| p.unwrap())
+            .collect();
+        shared_keys(&b, &scalar, curve, &k1, &k2, &keys, &sizes);
+        return;
+    }
     type Op<'a> = Box<
         dyn Fn(&dyn Backend, usize) -> Vec<batch_core::JobResult<batch_core::AffinePoint>> + 'a,
     >;
@@ -77,6 +105,62 @@ fn main() {
         println!(
             "{curve} {name}: first call (compilation + 1 job) {warm:.2?}; batch {batch}: {dt:.2?}, {:.0} ops/s",
             batch as f64 / dt.as_secs_f64()
+        );
+    }
+}
+
+/// The shared-key mode: for each group size, the same batch on the distinct-key path, on the
+/// shared-point path and with the backend's threshold.
+fn shared_keys(
+    b: &batch_wgpu::WgpuBackend,
+    scalar: &dyn Backend,
+    curve: Curve,
+    k1: &[batch_core::EcUint],
+    k2: &[batch_core::EcUint],
+    q: &[batch_core::AffinePoint],
+    sizes: &[usize],
+) {
+    let batch = k1.len();
+    let paths = [
+        ("distinct", b.with_shared_point_min(usize::MAX)),
+        ("shared", b.with_shared_point_min(1)),
+        ("threshold", b.clone()),
+    ];
+    for (name, be) in &paths {
+        let t = Instant::now();
+        be.mul_double_vartime(curve, &k1[..2], &k2[..2], &[q[0], q[0]])
+            .unwrap();
+        println!("{curve} warm-up {name}: {:.2?}", t.elapsed());
+    }
+    println!(
+        "{curve} u₁·G + u₂·Q, batch {batch}, keys repeated g times; verifications/s, best of 3"
+    );
+    println!(
+        "| g | keys | distinct | shared | shared ÷ distinct | threshold ({}) |",
+        batch_wgpu::ecc::shared_point_min(curve)
+    );
+    println!("|---|---|---|---|---|---|");
+    for &g in sizes {
+        let pts: Vec<_> = (0..batch).map(|i| q[i / g.max(1)]).collect();
+        let want = scalar.mul_double_vartime(curve, k1, k2, &pts).unwrap();
+        let mut rates = Vec::new();
+        for (name, be) in &paths {
+            let mut best = f64::INFINITY;
+            for _ in 0..3 {
+                let t = Instant::now();
+                let out = be.mul_double_vartime(curve, k1, k2, &pts).unwrap();
+                best = best.min(t.elapsed().as_secs_f64());
+                assert!(out == want, "{name}, g = {g}: results differ from scalar's");
+            }
+            rates.push(batch as f64 / best);
+        }
+        println!(
+            "| {g} | {} | {:.0} | {:.0} | {:.2} | {:.0} |",
+            batch.div_ceil(g.max(1)),
+            rates[0],
+            rates[1],
+            rates[1] / rates[0],
+            rates[2]
         );
     }
 }

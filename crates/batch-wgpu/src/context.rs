@@ -71,13 +71,15 @@ pub(crate) struct ModexpPipelines {
 }
 
 /// The entry points of one curve's shader (`shaders/scalar_mul.wgsl`) and its fixed-base
-/// table.
+/// table. The shared-point entry point is compiled on first use
+/// ([`GpuContext::ec_shared_pipeline`]): a batch without a repeated key never pays for it.
 #[derive(Debug)]
 pub(crate) struct EcPipelines {
     pub base: wgpu::ComputePipeline,
     pub point: wgpu::ComputePipeline,
     pub double: wgpu::ComputePipeline,
     pub base_table: wgpu::Buffer,
+    shared: Mutex<Option<wgpu::ComputePipeline>>,
 }
 
 /// A submitted chunk: its readback buffer, mapped once the submission completes, and the
@@ -510,10 +512,11 @@ impl GpuContext {
             return Ok(p.clone());
         }
         let what = format!("EC shader for {curve}");
+        let [base, point, double, _] = shaders::EC_ENTRY_POINTS;
         let [base, point, double] = self.compile(
             &what,
             shaders::ec_source(curve, self.arith),
-            shaders::EC_ENTRY_POINTS,
+            [base, point, double],
         )?;
         let base_words = table();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -534,9 +537,31 @@ impl GpuContext {
             point,
             double,
             base_table,
+            shared: Mutex::new(None),
         });
         cache.insert(curve, p.clone());
         Ok(p)
+    }
+
+    /// `ec_double_shared_vartime` for `curve` (whose other pipelines are `pipelines`),
+    /// compiled on first use.
+    pub fn ec_shared_pipeline(
+        &self,
+        curve: batch_core::Curve,
+        pipelines: &EcPipelines,
+    ) -> Result<wgpu::ComputePipeline, String> {
+        self.check_alive()?;
+        let mut slot = pipelines.shared.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = slot.as_ref() {
+            return Ok(p.clone());
+        }
+        let [shared] = self.compile(
+            &format!("EC shader for {curve}, shared point"),
+            shaders::ec_source(curve, self.arith),
+            [shaders::EC_ENTRY_POINTS[3]],
+        )?;
+        *slot = Some(shared.clone());
+        Ok(shared)
     }
 
     /// Runs `items` (chunks) through `submit`, which uploads and submits one and returns its

@@ -59,6 +59,7 @@ pub struct WgpuBackend {
     context: Arc<OnceLock<Result<Arc<GpuContext>, String>>>,
     max_chunk_jobs: Option<usize>,
     loop_budget: Option<usize>,
+    shared_point_min: Option<usize>,
 }
 
 impl core::fmt::Debug for WgpuBackend {
@@ -68,6 +69,7 @@ impl core::fmt::Debug for WgpuBackend {
             .field("context", &self.context.get())
             .field("max_chunk_jobs", &self.max_chunk_jobs)
             .field("loop_budget", &self.loop_budget)
+            .field("shared_point_min", &self.shared_point_min)
             .finish()
     }
 }
@@ -92,6 +94,7 @@ impl WgpuBackend {
             context: Arc::new(OnceLock::new()),
             max_chunk_jobs: None,
             loop_budget: None,
+            shared_point_min: None,
         }
     }
 
@@ -114,10 +117,21 @@ impl WgpuBackend {
         }
     }
 
+    /// The same backend and device, with verification jobs under one point run on a table
+    /// for that point from `jobs` jobs a point instead of [`ecc::shared_point_min`]
+    /// (`usize::MAX`: never). For tests and for measuring the threshold.
+    pub fn with_shared_point_min(&self, jobs: usize) -> Self {
+        Self {
+            shared_point_min: Some(jobs),
+            ..self.clone()
+        }
+    }
+
     fn ec_limits(&self) -> ecc::Limits {
         ecc::Limits {
             max_chunk_jobs: self.max_chunk_jobs,
             loop_budget: self.loop_budget,
+            shared_point_min: self.shared_point_min,
         }
     }
 

@@ -202,8 +202,14 @@ const EC_PARTS: [(&str, &str); 4] = [
 ];
 
 /// Entry points of the EC shader: one per operation, each a whole scalar multiplication in
-/// one dispatch (see `shaders/scalar_mul.wgsl`).
-pub const EC_ENTRY_POINTS: [&str; 3] = ["ec_base", "ec_point", "ec_double"];
+/// one dispatch (see `shaders/scalar_mul.wgsl`). The last, `u₁·G + u₂·Q` under a shared
+/// point, is compiled only when a batch first needs it (`GpuContext::ec_shared_pipeline`).
+pub const EC_ENTRY_POINTS: [&str; 4] = [
+    "ec_base",
+    "ec_point",
+    "ec_double",
+    "ec_double_shared_vartime",
+];
 
 /// 32-bit limbs of a curve's field elements: twice the 64-bit limbs, so that the shader's
 /// Montgomery radix `2^(32·LIMBS)` is the host's `2^(64·L)` and values cross unchanged.
@@ -220,6 +226,12 @@ pub fn ec_windows(curve: Curve) -> usize {
 /// window's sign bit lies above the scalar, so its digit is not negative.
 pub fn ec_base_windows(curve: Curve) -> usize {
     (curve.bits() + 1).div_ceil(crate::ecc::BASE_W)
+}
+
+/// Signed windows of `u₂` over a shared point's table (Booth digits of
+/// [`crate::ecc::SHARED_W`] bits), counted as for [`ec_base_windows`].
+pub fn ec_shared_windows(curve: Curve) -> usize {
+    (curve.bits() + 1).div_ceil(crate::ecc::SHARED_W)
 }
 
 /// Rows of `fe_mul`'s row loop per iteration (`shaders/field.wgsl`): all of them (no loop)
@@ -241,12 +253,16 @@ pub fn ec_source(curve: Curve, arith: Arith) -> String {
     let mut pre = prelude(limbs);
     pre.push_str(&format!(
         "// {curve}\nconst WINDOWS: u32 = {}u;\nconst DIGITS: u32 = {}u;\n\
-         const BASE_W: u32 = {}u;\nconst BASE_WINDOWS: u32 = {}u;\nconst BASE_DIGITS: u32 = {}u;\n",
+         const BASE_W: u32 = {}u;\nconst BASE_WINDOWS: u32 = {}u;\nconst BASE_DIGITS: u32 = {}u;\n\
+         const SHARED_W: u32 = {}u;\nconst SHARED_WINDOWS: u32 = {}u;\nconst SHARED_DIGITS: u32 = {}u;\n",
         ec_windows(curve),
         crate::ecc::DIGITS,
         crate::ecc::BASE_W,
         ec_base_windows(curve),
         crate::ecc::BASE_DIGITS,
+        crate::ecc::SHARED_W,
+        ec_shared_windows(curve),
+        crate::ecc::SHARED_DIGITS,
     ));
     pre.push_str(&crate::ecc::wgsl_constants(curve, arith));
     let formulas = crate::ecc::formulas::wgsl();

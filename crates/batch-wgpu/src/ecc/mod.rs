@@ -17,6 +17,13 @@
 //! - `u₁·G + u₂·Q`: both of the above into two accumulators, added at the end. The GPU code is
 //!   constant-time; a variable-time (wNAF) version could skip work but would diverge across
 //!   the lanes of a workgroup.
+//! - `u₁·G + u₂·Q` where at least [`shared_point_min`] jobs of a batch share one `Q`
+//!   (`batch_core::shared`): a table for that `Q` laid out like `G`'s ([`SHARED_W`]-bit
+//!   signed windows, every window's multiples, affine), built on the host with batch-scalar's
+//!   formulas ([`point_table`]) and uploaded with the chunk; the jobs then run both
+//!   multiplications as table additions into one accumulator, no doublings
+//!   (`ec_double_shared_vartime`). Its loads are addressed by the digits (variable-time: the
+//!   scalars and points of verification are public); every other job keeps the path above.
 //!
 //! Each operation is a sequence of steps (`step_costs`): one dispatch per chunk runs them
 //! all, except on llvmpipe, whose loop limit the wide curves' product loops would pass; there
@@ -64,6 +71,33 @@ pub const BASE_W: usize = 3;
 /// Entries per window of the fixed-base table: `|d| = 1 … 2^(BASE_W − 1)`.
 pub const BASE_DIGITS: usize = 1 << (BASE_W - 1);
 
+/// Bits per signed window of a shared point's table (`u₂·Q` under a shared `Q`). The table
+/// is built on the host, so its size (`2^(SHARED_W − 1)` entries a window) is paid once per
+/// group and the additions (one a window) once per job; the loads are by index, one entry a
+/// window whatever the width. On lavapipe (docs/PERF.md) 5-bit windows ran 1.2–1.3× faster
+/// than 3-bit ones at 1024 jobs a key but lost below about 8 (0.4–0.9× at 2–4): 3 kept, for
+/// the low threshold; a width per group (`batch_core::shared::comb_width`) would take both.
+pub const SHARED_W: usize = 3;
+
+/// Entries per window of a shared point's table: `|d| = 1 … 2^(SHARED_W − 1)`.
+pub const SHARED_DIGITS: usize = 1 << (SHARED_W - 1);
+
+/// Jobs under one point from which a verification batch runs them on a table for that point
+/// (see [`SHARED_W`]). Measured on lavapipe (`examples/ec_rate` shared-key mode, 2 vCPUs,
+/// docs/PERF.md), shared ÷ distinct at 1 / 2 / 3 / 4 / 1024 jobs a key: P-256 0.5–0.6 /
+/// 0.8–1.05 / 1.2–1.4 / 1.3–1.8 / 2.5–3.3; P-384 1.7 / 1.9 / 2.2 / 2.4 / 3.3 and P-521
+/// 1.45 / 1.6 / – / 2.5 / 3.1, where a table built by the host's scalar code beats the
+/// software adapter's doublings even for one job. P-224 (not measured) takes P-256's. On a
+/// GPU, whose doublings are cheap against the host's table, the break-even will be higher:
+/// measure there.
+pub fn shared_point_min(curve: Curve) -> usize {
+    match curve {
+        Curve::P224 | Curve::P256 => 3,
+        // a key seen twice; the table paid even for one job (see above)
+        Curve::P384 | Curve::P521 => 2,
+    }
+}
+
 /// Words per job in the `jobs` buffer: `k_G`, `k_Q`, `X`, `Y`, `Z`.
 const JOB_FIELDS: usize = 5;
 
@@ -77,6 +111,8 @@ pub(crate) struct Limits {
     pub max_chunk_jobs: Option<usize>,
     /// Loop iterations per invocation and dispatch.
     pub loop_budget: Option<usize>,
+    /// Jobs under one point from which they run on a table for it (`usize::MAX`: never).
+    pub shared_point_min: Option<usize>,
 }
 
 /// Which scalar multiplication a batch runs.
@@ -85,6 +121,7 @@ pub(crate) enum Op {
     Base,
     Point,
     DoubleVartime,
+    DoubleSharedVartime,
 }
 
 /// A validated job: `k_G·G + k_Q·Q` (unused parts zero, `Q` the identity).
@@ -138,8 +175,57 @@ pub(crate) fn mul_point(
     run(ctx, curve, Op::Point, jobs, limits)
 }
 
-/// `u₁·G + u₂·Q` for each triple.
+/// `u₁·G + u₂·Q` for each triple; jobs under a point that at least [`shared_point_min`] of
+/// them share run on a table for that point ([`run_shared_vartime`]), the others one by one.
 pub(crate) fn mul_double_vartime(
+    ctx: &GpuContext,
+    curve: Curve,
+    u1: &[EcUint],
+    u2: &[EcUint],
+    points: &[AffinePoint],
+    limits: Limits,
+) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+    use batch_core::shared::{gather, split_vartime};
+    let min = limits
+        .shared_point_min
+        .unwrap_or_else(|| shared_point_min(curve));
+    let split = split_vartime(curve, points, min);
+    if split.groups.is_empty() {
+        return mul_double_distinct_vartime(ctx, curve, u1, u2, points, limits);
+    }
+    let mut out: Vec<Option<JobResult<AffinePoint>>> = vec![None; points.len()];
+    if !split.rest.is_empty() {
+        let idx = &split.rest;
+        let rest = mul_double_distinct_vartime(
+            ctx,
+            curve,
+            &gather(u1, idx),
+            &gather(u2, idx),
+            &gather(points, idx),
+            limits,
+        )?;
+        for (&i, r) in idx.iter().zip(rest) {
+            out[i] = Some(r);
+        }
+    }
+    let shared = match curve {
+        Curve::P224 => run_shared_vartime(ctx, &P224, &split.groups, u1, u2, limits),
+        Curve::P256 => run_shared_vartime(ctx, &P256, &split.groups, u1, u2, limits),
+        Curve::P384 => run_shared_vartime(ctx, &P384, &split.groups, u1, u2, limits),
+        Curve::P521 => run_shared_vartime(ctx, &P521, &split.groups, u1, u2, limits),
+    }?;
+    let grouped = split.groups.iter().flat_map(|(_, idx)| idx);
+    for (&i, r) in grouped.zip(shared) {
+        out[i] = Some(r);
+    }
+    Ok(out
+        .into_iter()
+        .map(|r| r.unwrap_or(Err(Error::Backend("wgpu: a job got no result".into()))))
+        .collect())
+}
+
+/// `u₁·G + u₂·Q` for each triple, each job with its own `Q`.
+fn mul_double_distinct_vartime(
     ctx: &GpuContext,
     curve: Curve,
     u1: &[EcUint],
@@ -218,28 +304,46 @@ fn constants_of<const L: usize>(c: &CurveDef<L>, suffix: &str) -> String {
     )
 }
 
-/// The fixed-base table as the shader reads it: for every signed window `i` and
-/// `1 ≤ d ≤ BASE_DIGITS` the affine point `d·2^(BASE_W·i)·G` (Montgomery form), `x` then `y`.
+/// The fixed-base table as the shader reads it: [`point_table`] for `G` and [`BASE_W`].
 fn base_table<const L: usize>(c: &CurveDef<L>) -> Vec<u32> {
+    point_table(
+        c,
+        &AffineMonty { x: c.gx, y: c.gy },
+        BASE_W,
+        shaders::ec_base_windows(c.curve),
+    )
+}
+
+/// A fixed-base table for `b` (affine, Montgomery form, not the identity) as the shader reads
+/// it: for every signed window `i < windows` of `w` bits and `1 ≤ d ≤ 2^(w−1)` the affine
+/// point `d·2^(w·i)·b` (Montgomery form), `x` then `y`. In each window the even multiples are
+/// doublings of the half multiples, the odd ones one addition of the window's base, and the
+/// next window's base doubles the top entry (`2·2^(w−1) = 2^w`): `2^(w−1)` formulas a window.
+/// None is the identity: `d·2^(w·i)` is never a multiple of the prime order `n > 2^w`.
+fn point_table<const L: usize>(
+    c: &CurveDef<L>,
+    b: &AffineMonty<L>,
+    w: usize,
+    windows: usize,
+) -> Vec<u32> {
     let limbs = 2 * L;
-    let windows = shaders::ec_base_windows(c.curve);
-    let mut proj = Vec::with_capacity(windows * BASE_DIGITS);
-    let mut b = ProjectivePoint::from_affine(&AffineMonty { x: c.gx, y: c.gy }, c);
+    let digits = 1 << (w - 1);
+    let mut proj = Vec::with_capacity(windows * digits);
+    let mut base = ProjectivePoint::from_affine(b, c);
     for _ in 0..windows {
-        let mut acc = b;
-        for _ in 0..BASE_DIGITS {
-            proj.push(acc);
-            acc = acc.add(&b, c);
+        let at = proj.len();
+        proj.push(base);
+        for d in 2..=digits {
+            let e = if d % 2 == 0 {
+                proj[at + d / 2 - 1].double(c)
+            } else {
+                proj[at + d - 2].add(&base, c)
+            };
+            proj.push(e);
         }
-        // 2^BASE_W·b
-        for _ in 0..BASE_W {
-            b = b.double(c);
-        }
+        base = proj[at + digits - 1].double(c);
     }
     let mut table = Vec::with_capacity(proj.len() * 2 * limbs);
-    // none is the identity: d·2^(BASE_W·i) < n for every entry a scalar below n can pick
-    // (the top windows' larger multiples are never picked, and are not the identity either
-    // unless they are a multiple of n, which batch_normalize then gives as (0, 0))
     for (a, _) in batch_normalize(c, &proj) {
         push_words(&mut table, &a.x.0, limbs);
         push_words(&mut table, &a.y.0, limbs);
@@ -268,6 +372,11 @@ fn step_costs(curve: Curve, op: Op) -> Vec<usize> {
     let table = 1 + 14 * m + skipped_window;
     let window = 1 + 4 + 4 * 13 * m + DIGITS + 14 * m;
     let mut costs = Vec::new();
+    if op == Op::DoubleSharedVartime {
+        // an entry loaded by index (no scan loop) and one mixed addition a window
+        let windows = shaders::ec_base_windows(curve) + shaders::ec_shared_windows(curve);
+        return vec![1 + 13 * m; windows];
+    }
     if op != Op::Point {
         costs.extend(std::iter::repeat_n(base, shaders::ec_base_windows(curve)));
     }
@@ -316,6 +425,14 @@ fn dispatch_plan(curve: Curve, op: Op, budget: Option<usize>) -> (Vec<(usize, us
 /// GPU.
 fn loop_budget(ctx: &GpuContext) -> Option<usize> {
     (ctx.info.device_type == wgpu::DeviceType::Cpu).then_some(shaders::LOOP_BUDGET)
+}
+
+/// The loop budget a dispatch must stay under: llvmpipe's, or a tighter one forced by tests.
+fn budget(ctx: &GpuContext, limits: Limits) -> Option<usize> {
+    match (limits.loop_budget, loop_budget(ctx)) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// Field elements of a job's state between dispatches (`STATE` in `scalar_mul.wgsl`).
@@ -368,12 +485,9 @@ fn run_curve<const L: usize>(
         Op::Base => &pipelines.base,
         Op::Point => &pipelines.point,
         Op::DoubleVartime => &pipelines.double,
+        Op::DoubleSharedVartime => unreachable!("run_shared_vartime"),
     };
-    let budget = match (limits.loop_budget, loop_budget(ctx)) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    };
-    let (steps, total) = dispatch_plan(c.curve, op, budget);
+    let (steps, total) = dispatch_plan(c.curve, op, budget(ctx, limits));
     let plan: Vec<_> = steps.iter().map(|&(f, n)| (pipeline, f, n)).collect();
     let split = plan.len() > 1;
     let one = *c.p.one();
@@ -424,6 +538,151 @@ fn run_curve<const L: usize>(
         |(chunk, _), result| {
             for ((i, _), r) in chunk.iter().zip(affine_results(c, &result)) {
                 out[*i] = r;
+            }
+        },
+    )
+    .map_err(Error::Backend)?;
+    Ok(out)
+}
+
+/// `u₁·G + u₂·Q` for the jobs of `groups` (each a valid, non-identity `Q` and its job
+/// indices into `u1`, `u2`), results in the groups' order. Each group's scalars are checked
+/// (`u₁`, then `u₂`, as on the distinct path; its point was checked by `split_vartime`); the
+/// valid jobs are cut into chunks that fit the device's limits, each chunk with the tables of
+/// the groups it holds (built in parallel on the host as the chunk is prepared, while the
+/// previous chunk runs) in one `point_tables` buffer, each job pointing at its group's.
+fn run_shared_vartime<const L: usize>(
+    ctx: &GpuContext,
+    c: &'static CurveDef<L>,
+    groups: &[(AffinePoint, Vec<usize>)],
+    u1: &[EcUint],
+    u2: &[EcUint],
+    limits: Limits,
+) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+    use batch_core::shared::group_scalars_vartime;
+    let limbs = 2 * L;
+    // (group, scalars) of each job, in the groups' order
+    type Scalars = Result<(EcUint, EcUint), Error>;
+    let jobs: Vec<(usize, Scalars)> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(g, (_, idx))| {
+            group_scalars_vartime(c.curve, u1, u2, idx)
+                .into_iter()
+                .map(move |r| (g, r))
+        })
+        .collect();
+    let mut out: Vec<JobResult<AffinePoint>> = jobs
+        .iter()
+        .map(|(_, r)| {
+            r.as_ref()
+                .map(|_| AffinePoint::IDENTITY)
+                .map_err(Clone::clone)
+        })
+        .collect();
+    // (position in `out`, group, u₁, u₂)
+    let valid: Vec<(usize, usize, EcUint, EcUint)> = jobs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (g, r))| r.as_ref().ok().map(|&(a, b)| (i, *g, a, b)))
+        .collect();
+    if valid.is_empty() {
+        return Ok(out);
+    }
+    // the groups' points in Montgomery form (checked on the curve, so below p)
+    let points: Vec<AffineMonty<L>> = groups
+        .iter()
+        .map(|(q, _)| {
+            Some(AffineMonty {
+                x: c.fe_from_seam(&q.x)?,
+                y: c.fe_from_seam(&q.y)?,
+            })
+        })
+        .collect::<Option<_>>()
+        .ok_or(Error::PointNotOnCurve { curve: c.curve })?;
+    let _device = ctx.lock();
+    let pipelines = ctx
+        .ec_pipelines(c.curve, || base_table(c))
+        .map_err(Error::Backend)?;
+    let pipeline = ctx
+        .ec_shared_pipeline(c.curve, &pipelines)
+        .map_err(Error::Backend)?;
+    let (steps, total) = dispatch_plan(c.curve, Op::DoubleSharedVartime, budget(ctx, limits));
+    let plan: Vec<_> = steps.iter().map(|&(f, n)| (&pipeline, f, n)).collect();
+    let split = plan.len() > 1;
+    // chunks: at most `cap` jobs, and tables that fit one binding
+    let windows = shaders::ec_shared_windows(c.curve);
+    let table_words = windows * SHARED_DIGITS * 2 * limbs;
+    let max_binding = ctx
+        .limits
+        .max_storage_buffer_binding_size
+        .min(ctx.limits.max_buffer_size)
+        .min(1 << 30) as usize;
+    let max_tables = (max_binding / (4 * table_words)).max(1);
+    let cap = chunk_cap(ctx, limbs, split, limits.max_chunk_jobs);
+    let mut chunks: Vec<Vec<(usize, usize, EcUint, EcUint)>> = Vec::new();
+    let mut tables = 0;
+    for job in valid {
+        let same_group = chunks
+            .last()
+            .and_then(|ch| ch.last())
+            .is_some_and(|l| l.1 == job.1);
+        let full =
+            chunks.last().is_none_or(|ch| ch.len() == cap) || (!same_group && tables == max_tables);
+        if full {
+            chunks.push(Vec::new());
+            tables = 0;
+        }
+        if full || !same_group {
+            tables += 1;
+        }
+        chunks.last_mut().expect("a chunk").push(job);
+    }
+    let items = chunks.iter().map(|chunk| {
+        // the chunk's groups, in order, and each one's table
+        let mut in_chunk: Vec<usize> = chunk.iter().map(|j| j.1).collect();
+        in_chunk.dedup();
+        let built: Vec<Vec<u32>> = in_chunk
+            .par_iter()
+            .map(|&g| point_table(c, &points[g], SHARED_W, windows))
+            .collect();
+        let tables = built.concat();
+        let mut words = Vec::with_capacity(chunk.len() * JOB_FIELDS * limbs);
+        let mut slot = 0;
+        for (k, &(_, g, a, b)) in chunk.iter().enumerate() {
+            if k > 0 && chunk[k - 1].1 != g {
+                slot += 1;
+            }
+            push_words(&mut words, &a.0[..L], limbs);
+            push_words(&mut words, &b.0[..L], limbs);
+            // J_Q: where the group's table starts, in words
+            words.push((slot * table_words) as u32);
+            words.resize(words.len() + 3 * limbs - 1, 0);
+        }
+        (chunk, words, tables)
+    });
+    ctx.run_chunks(
+        items,
+        |(chunk, words, tables)| {
+            let inputs = [
+                Input::Buffer(&pipelines.base_table),
+                Input::Words(words),
+                Input::Words(tables),
+            ];
+            let n = chunk.len();
+            ctx.submit_plan(
+                "scalar_mul shared",
+                &plan,
+                n,
+                total as u32,
+                inputs,
+                n * 3 * limbs,
+                if split { n * 3 * limbs } else { 1 },
+            )
+        },
+        |(chunk, _, _), result| {
+            for (&(i, ..), r) in chunk.iter().zip(affine_results(c, &result)) {
+                out[i] = r;
             }
         },
     )
@@ -524,8 +783,14 @@ mod tests {
     /// budget means one dispatch.
     #[test]
     fn dispatch_plans_cover_every_step_under_the_budget() {
+        let ops = [
+            Op::Base,
+            Op::Point,
+            Op::DoubleVartime,
+            Op::DoubleSharedVartime,
+        ];
         for curve in Curve::ALL {
-            for op in [Op::Base, Op::Point, Op::DoubleVartime] {
+            for op in ops {
                 let costs = step_costs(curve, op);
                 let (one, total) = dispatch_plan(curve, op, None);
                 assert_eq!((one, total), (vec![(0, costs.len())], costs.len()));
@@ -550,10 +815,64 @@ mod tests {
             }
         }
         // the curve with unrolled products runs in one dispatch even on llvmpipe
-        for op in [Op::Base, Op::Point, Op::DoubleVartime] {
+        for op in ops {
             let (plan, _) = dispatch_plan(Curve::P256, op, Some(shaders::LOOP_BUDGET));
             assert_eq!(plan.len(), 1, "{op:?}");
         }
+    }
+
+    /// A shared point's table holds `d·2^(SHARED_W·i)·Q` (checked against `k·Q` from
+    /// batch-scalar for a few entries, the top window's included) on P-256 and P-521.
+    #[test]
+    fn point_tables_match_scalar_multiples() {
+        fn check<const L: usize>(c: &'static CurveDef<L>) {
+            let curve = c.curve;
+            let q = batch_scalar::ecc::mul_base(curve, &[EcUint::from_limbs(&[12345]).unwrap()])
+                .pop()
+                .unwrap()
+                .unwrap();
+            let qm = AffineMonty {
+                x: c.fe_from_seam(&q.x).unwrap(),
+                y: c.fe_from_seam(&q.y).unwrap(),
+            };
+            let windows = shaders::ec_shared_windows(curve);
+            let table = point_table(c, &qm, SHARED_W, windows);
+            let limbs = 2 * L;
+            assert_eq!(table.len(), windows * SHARED_DIGITS * 2 * limbs);
+            for (i, d) in [
+                (0usize, 1u64),
+                (0, SHARED_DIGITS as u64),
+                (1, 3),
+                (windows / 2, 2),
+                (windows - 1, 1),
+                (windows - 1, SHARED_DIGITS as u64 - 1),
+            ] {
+                let at = (i * SHARED_DIGITS + d as usize - 1) * 2 * limbs;
+                let (x, y) = (
+                    uint_of::<L>(&table[at..][..limbs]),
+                    uint_of::<L>(&table[at + limbs..][..limbs]),
+                );
+                let mut k = EcUint::ZERO;
+                for bit in 0..SHARED_W {
+                    let at = SHARED_W * i + bit;
+                    k.0[at / 64] |= ((d >> bit) & 1) << (at % 64);
+                }
+                // the top window's larger multiples may pass n; k·Q only takes k < n
+                let k = if k.ct_lt_mask(&curve.order()) == u64::MAX {
+                    k
+                } else {
+                    continue;
+                };
+                let want = batch_scalar::ecc::mul_point(curve, &[q], &[k])
+                    .pop()
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(c.fe_to_seam(&x), want.x, "{curve} ({i}, {d})");
+                assert_eq!(c.fe_to_seam(&y), want.y, "{curve} ({i}, {d})");
+            }
+        }
+        check(&P256);
+        check(&P521);
     }
 
     #[test]
