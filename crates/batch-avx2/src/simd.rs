@@ -93,6 +93,21 @@ impl Adx {
     }
 }
 
+/// The ADX proof for a test, or `None` after printing the test's skip line where the CPU
+/// lacks BMI2/ADX (a failure under `CI=true`).
+#[cfg(test)]
+pub(crate) fn adx_or_skip(test: &str) -> Option<Adx> {
+    match detect_adx() {
+        Ok(k) => Some(k),
+        Err(why) => {
+            let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+            assert!(!ci, "BMI2/ADX required under CI=true: {why}");
+            eprintln!("SKIPPED {test}: {why}");
+            None
+        }
+    }
+}
+
 /// Scratch words on the stack for moduli up to this many limbs (RSA-4096 verification);
 /// wider ones (7680, 15360 bits) take a heap buffer, one allocation per product of ≥ 20 µs.
 const STACK_LIMBS: usize = 64;
@@ -536,14 +551,8 @@ mod tests {
 
     #[test]
     fn adx_kernel_matches_portable_at_every_width() {
-        let k = match detect_adx() {
-            Ok(k) => k,
-            Err(why) => {
-                let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-                assert!(!ci, "BMI2/ADX required under CI=true: {why}");
-                eprintln!("SKIPPED adx_kernel_matches_portable_at_every_width: {why}");
-                return;
-            }
+        let Some(k) = adx_or_skip("adx_kernel_matches_portable_at_every_width") else {
+            return;
         };
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
         agrees::<4>(&k, &mut rng);

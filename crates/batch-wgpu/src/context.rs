@@ -408,6 +408,15 @@ impl GpuContext {
         self.serial.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Bytes one storage binding may hold: the binding and buffer limits, capped at 1 GiB
+    /// (word indices in the shaders are `u32`, and no chunk needs more).
+    pub fn max_binding_bytes(&self) -> usize {
+        self.limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
+            .min(1 << 30) as usize
+    }
+
     /// Jobs one dispatch can cover: one invocation per job, at most 65,535 workgroups (WebGPU's
     /// `maxComputeWorkgroupsPerDimension`) or the device's own limit.
     pub fn max_jobs_per_dispatch(&self) -> usize {

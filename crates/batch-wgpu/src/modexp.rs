@@ -193,12 +193,7 @@ fn chunk_cap(
 ) -> usize {
     // moduli records (3·LIMBS+1 words) are at most one per job in a chunk
     let widest_words = (3 * limbs + 1).max(exp_words).max(SCRATCH_SLOTS * limbs);
-    // capped at 1 GiB: word indices in the shader are u32, and no chunk needs more
-    let max_binding = ctx
-        .limits
-        .max_storage_buffer_binding_size
-        .min(ctx.limits.max_buffer_size)
-        .min(1 << 30) as usize;
+    let max_binding = ctx.max_binding_bytes();
     let by_memory = (max_binding / (4 * widest_words)).max(1);
     let by_dispatch = ctx.max_jobs_per_dispatch();
     let cap = by_memory.min(by_dispatch);

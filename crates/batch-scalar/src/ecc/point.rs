@@ -8,7 +8,8 @@
 //!
 //! Formulas: Renes–Costello–Batina (eprint 2015/1060), `a = −3`, complete on prime-order
 //! curves: no exceptional inputs (identity, `P = ±Q`), hence no branches. The formula text is
-//! `batch_core::rcb`'s, shared by every backend; here it runs on `CurveDef`'s Montgomery field.
+//! `batch_core::rcb`'s, shared by every backend; here it runs on the caller's
+//! `CurveArith` (the portable `CurveDef`, or a backend's faster field for one curve).
 //! Everything here is constant-time.
 
 use batch_core::curve::CurveArith;

@@ -185,7 +185,7 @@ pub(crate) fn mul_double_vartime(
     points: &[AffinePoint],
     limits: Limits,
 ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-    use batch_core::shared::{gather, split_vartime};
+    use batch_core::shared::{gather, run_split, split_vartime};
     let min = limits
         .shared_point_min
         .unwrap_or_else(|| shared_point_min(curve));
@@ -193,35 +193,35 @@ pub(crate) fn mul_double_vartime(
     if split.groups.is_empty() {
         return mul_double_distinct_vartime(ctx, curve, u1, u2, points, limits);
     }
-    let mut out: Vec<Option<JobResult<AffinePoint>>> = vec![None; points.len()];
-    if !split.rest.is_empty() {
+    // Both paths run before the results are placed: the shared one serves every group in one
+    // GPU call, and either may fail the whole batch.
+    let rest = if split.rest.is_empty() {
+        Vec::new()
+    } else {
         let idx = &split.rest;
-        let rest = mul_double_distinct_vartime(
+        mul_double_distinct_vartime(
             ctx,
             curve,
             &gather(u1, idx),
             &gather(u2, idx),
             &gather(points, idx),
             limits,
-        )?;
-        for (&i, r) in idx.iter().zip(rest) {
-            out[i] = Some(r);
-        }
-    }
+        )?
+    };
     let shared = match curve {
         Curve::P224 => run_shared_vartime(ctx, &P224, &split.groups, u1, u2, limits),
         Curve::P256 => run_shared_vartime(ctx, &P256, &split.groups, u1, u2, limits),
         Curve::P384 => run_shared_vartime(ctx, &P384, &split.groups, u1, u2, limits),
         Curve::P521 => run_shared_vartime(ctx, &P521, &split.groups, u1, u2, limits),
     }?;
-    let grouped = split.groups.iter().flat_map(|(_, idx)| idx);
-    for (&i, r) in grouped.zip(shared) {
-        out[i] = Some(r);
-    }
-    Ok(out
-        .into_iter()
-        .map(|r| r.unwrap_or(Err(Error::Backend("wgpu: a job got no result".into()))))
-        .collect())
+    // in group order, as run_split asks for them
+    let mut shared = shared.into_iter();
+    Ok(run_split(
+        points.len(),
+        &split,
+        |_| rest,
+        |_, idx| shared.by_ref().take(idx.len()).collect(),
+    ))
 }
 
 /// `u₁·G + u₂·Q` for each triple, each job with its own `Q`.
@@ -442,11 +442,8 @@ const STATE: usize = 3 * (DIGITS + 2);
 /// limits, the workgroup count one dimension.
 fn chunk_cap(ctx: &GpuContext, limbs: usize, split: bool, max_chunk_jobs: Option<usize>) -> usize {
     let widest_words = if split { STATE } else { JOB_FIELDS } * limbs;
-    let max_binding = ctx
-        .limits
-        .max_storage_buffer_binding_size
-        .min(ctx.limits.max_buffer_size)
-        .min(1 << 30) as usize;
+
+    let max_binding = ctx.max_binding_bytes();
     let by_memory = (max_binding / (4 * widest_words)).max(1);
     let by_dispatch = ctx.max_jobs_per_dispatch();
     let cap = by_memory.min(by_dispatch);
@@ -613,11 +610,8 @@ fn run_shared_vartime<const L: usize>(
     // chunks: at most `cap` jobs, and tables that fit one binding
     let windows = shaders::ec_shared_windows(c.curve);
     let table_words = windows * SHARED_DIGITS * 2 * limbs;
-    let max_binding = ctx
-        .limits
-        .max_storage_buffer_binding_size
-        .min(ctx.limits.max_buffer_size)
-        .min(1 << 30) as usize;
+
+    let max_binding = ctx.max_binding_bytes();
     let max_tables = (max_binding / (4 * table_words)).max(1);
     let cap = chunk_cap(ctx, limbs, split, limits.max_chunk_jobs);
     let mut chunks: Vec<Vec<(usize, usize, EcUint, EcUint)>> = Vec::new();
