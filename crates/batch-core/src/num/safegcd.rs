@@ -6,8 +6,14 @@
 //! 62 divsteps works on the low 64 bits of `f` and `g` only and yields a 2×2 transition
 //! matrix (entries `|·| ≤ 2^62`), then applies it to the full `f, g` and to the Bézout
 //! coefficients `d, e` (kept in `(−2m, m)` by adding the multiple of `m` that makes them
-//! divisible by `2^62`, as libsecp256k1's `modinv64` does). Bound on the divsteps for
-//! `d`-bit inputs (δ starting at 1): `⌊(49d + 80)/17⌋` (the paper's Theorem 11.2).
+//! divisible by `2^62`, as libsecp256k1's `modinv64` does).
+//!
+//! Number of divsteps for `d`-bit inputs: up to `d = 3805` the "half-delta" variant (δ starting
+//! at 1/2, Wuille's `hddivsteps`), bounded by `⌊(3787·d + 2166)/1644⌋` for `0 ≤ g ≤ f < 2^d`,
+//! `d ≥ 23` (computed by convex-hull bounds for every `d ≤ 3805`, github.com/sipa/safegcd-bounds;
+//! 591 for 256 bits, 885 for 384, 1201 for 521, against 742, 1111 and 1506 below); above
+//! that the classic variant (δ starting at 1) with the paper's proven bound `⌊(49d + 80)/17⌋`
+//! (Theorem 11.2). Here `d` is the limb width (`64·limbs`), an upper bound on the modulus.
 //!
 //! [`inv_odd`] is constant-time in the input *and* the modulus (secret RSA primes, nonces):
 //! a fixed number of batches, every step by masks. The masks of the per-batch and final steps
@@ -142,15 +148,18 @@ impl<const S: usize> Inverter<S> {
         let mut d = [0i64; S];
         let mut e = [0i64; S];
         e[0] = 1;
-        let mut delta: i64 = 1;
-        let batches = (49 * bits + 80) / 17 / 62 + 1;
-        for _ in 0..batches {
+        let (half, steps) = divstep_bound(bits);
+        // ζ = −δ (δ doubled in the half-delta variant, so it stays an integer: it starts at 1
+        // either way, and moves by 2 instead of 1 per step there).
+        let mut zeta: i64 = -1;
+        let step = if half { 2 } else { 1 };
+        for _ in 0..steps.div_ceil(62) {
             if vartime && g.iter().all(|&l| l == 0) {
                 break;
             }
             let low = |a: &[i64; S]| a[0] as u64 | ((a[1] as u64) << 62);
-            let (t, nd) = divsteps_62(delta, low(&f), low(&g));
-            delta = nd;
+            let (t, nz) = divsteps_62(zeta, step, low(&f), low(&g));
+            zeta = nz;
             self.update_de(&mut d, &mut e, &t);
             update_fg(&mut f, &mut g, &t);
         }
@@ -268,10 +277,21 @@ fn update_fg<const S: usize>(f: &mut [i64; S], g: &mut [i64; S], t: &Trans) {
     g[S - 1] = cg as i64;
 }
 
-/// 62 divsteps on the low 64 bits of `f` (odd) and `g`, constant-time (masks only):
-/// `δ > 0` and `g` odd → `(1 − δ, g, (g − f)/2)`, else `(1 + δ, f, (g + (g mod 2)·f)/2)`.
-/// Returns the transition matrix scaled by `2^62` and the new `δ`.
-fn divsteps_62(mut delta: i64, f0: u64, g0: u64) -> (Trans, i64) {
+/// `(half_delta, divsteps)` for inputs below `2^bits`: the half-delta variant and its bound
+/// up to 3805 bits, the classic one above (see the module notes).
+fn divstep_bound(bits: usize) -> (bool, usize) {
+    if (23..=3805).contains(&bits) {
+        (true, (3787 * bits + 2166) / 1644)
+    } else {
+        (false, (49 * bits + 80) / 17)
+    }
+}
+
+/// 62 divsteps on the low 64 bits of `f` (odd) and `g`, constant-time (masks only), with
+/// `ζ = −δ`: `δ > 0` and `g` odd → `(s − δ, g, (g − f)/2)`, else `(s + δ, f, (g + (g mod 2)·f)/2)`,
+/// `s` = `step` (1 classic, 2 half-delta with δ doubled). Returns the transition matrix scaled
+/// by `2^62` and the new `ζ`.
+fn divsteps_62(mut zeta: i64, step: i64, f0: u64, g0: u64) -> (Trans, i64) {
     // Invariants: u·f0 + v·g0 = f·2^i, q·f0 + r·g0 = g·2^i (mod 2^64); entries signed,
     // carried as u64 so the shifts are defined.
     let (mut u, mut v, mut q, mut r) = (1u64, 0u64, 0u64, 1u64);
@@ -279,24 +299,24 @@ fn divsteps_62(mut delta: i64, f0: u64, g0: u64) -> (Trans, i64) {
     for _ in 0..62 {
         // Plain masks here (a `black_box` per step cost 50 % of the inversion); LLVM keeps
         // this loop branch-free, and the Valgrind check would flag it if it stopped doing so.
+        // The ±f, ±u, ±v terms depend on δ alone (−f when δ > 0), so they are ready before
+        // g's parity: the chain through g is parity, mask, add, shift (libsecp256k1's order).
+        let pos = (zeta >> 63) as u64; // δ > 0
         let g_odd = (g & 1).wrapping_neg();
-        // δ > 0  ⇔  −δ < 0
-        let swap = ((delta.wrapping_neg() >> 63) as u64) & g_odd;
-        // g += ±f (−f when swapping, +f when g is odd, nothing when even); likewise q, r.
         let (x, y, z) = (
-            (f ^ swap).wrapping_sub(swap),
-            (u ^ swap).wrapping_sub(swap),
-            (v ^ swap).wrapping_sub(swap),
+            (f ^ pos).wrapping_sub(pos),
+            (u ^ pos).wrapping_sub(pos),
+            (v ^ pos).wrapping_sub(pos),
         );
         g = g.wrapping_add(x & g_odd);
         q = q.wrapping_add(y & g_odd);
         r = r.wrapping_add(z & g_odd);
-        // Swapping: f ← old g = (g − f) + f, u ← q, v ← r.
+        // Swapping (δ > 0, g odd): f ← old g = (g − f) + f, u ← q, v ← r; δ ← s − δ.
+        let swap = pos & g_odd;
         f = f.wrapping_add(g & swap);
         u = u.wrapping_add(q & swap);
         v = v.wrapping_add(r & swap);
-        // δ ← 1 − δ when swapping, 1 + δ otherwise.
-        delta = ((delta ^ swap as i64).wrapping_sub(swap as i64)).wrapping_add(1);
+        zeta = ((zeta ^ swap as i64).wrapping_sub(swap as i64)).wrapping_sub(step);
         g >>= 1;
         u <<= 1;
         v <<= 1;
@@ -308,7 +328,7 @@ fn divsteps_62(mut delta: i64, f0: u64, g0: u64) -> (Trans, i64) {
             q: q as i64,
             r: r as i64,
         },
-        delta,
+        zeta,
     )
 }
 
@@ -379,6 +399,16 @@ mod tests {
             check(&BigUint::from(x), &m, 1);
         }
         check(&BigUint::from(2u8), &BigUint::from(3u8), 1);
+    }
+
+    /// The step counts the module notes quote (half-delta up to 3805 bits, classic above).
+    #[test]
+    fn divstep_bounds_follow_the_published_formulas() {
+        assert_eq!(divstep_bound(256), (true, 591));
+        assert_eq!(divstep_bound(384), (true, 885));
+        assert_eq!(divstep_bound(64 * 9), (true, 1328));
+        assert_eq!(divstep_bound(3776), (true, 8699));
+        assert_eq!(divstep_bound(3840), (false, 11072));
     }
 
     #[test]
