@@ -89,7 +89,10 @@ pub fn detect_adx() -> Result<Adx, String> {
 impl Adx {
     /// P-256's field on this proof's instructions.
     pub fn p256(self) -> p256::P256Adx {
-        p256::P256Adx(self)
+        p256::P256Adx {
+            _adx: self,
+            avx2: detect().ok(),
+        }
     }
 }
 

@@ -252,6 +252,13 @@ pub trait CurveArith<const L: usize>: Sync + 'static {
     fn neg(&self, a: &Uint<L>) -> Uint<L> {
         self.sub(&Uint::ZERO, a)
     }
+    /// Pair `mag` (from 1) of a table of affine points, zeros for `mag = 0`, reading every
+    /// entry ([`crate::num::select_pair`]): constant-time in `mag`. A field with wider vectors
+    /// at hand may scan with them.
+    #[inline(always)]
+    fn select_pair(&self, table: &[[Uint<L>; 2]], mag: u64) -> [Uint<L>; 2] {
+        crate::num::select_pair(table, mag)
+    }
 }
 
 impl<const L: usize> CurveArith<L> for CurveDef<L> {

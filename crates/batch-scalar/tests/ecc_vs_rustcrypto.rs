@@ -124,6 +124,22 @@ fn scalars(curve: Curve, rng: &mut impl Rng, random: usize) -> Vec<EcUint> {
             v.push(&n - &p);
         }
     }
+    // around the comb's window boundaries (w = 7): partial sums that are zero (an identity
+    // accumulator), largest and most negative Booth digits, the top window's largest digit
+    for i in (7..curve.bits()).step_by(7) {
+        let p = BigUint::from(1u8) << i;
+        for v2 in [
+            p.clone() - 1u8,
+            p.clone() + 1u8,
+            &p << 6u8,
+            (&p << 6u8) - &p / 2u8,
+        ] {
+            if v2 < n {
+                v.push(&n - &v2);
+                v.push(v2);
+            }
+        }
+    }
     for _ in 0..random {
         let limbs: Vec<u64> = (0..curve.limbs()).map(|_| rng.random()).collect();
         v.push(to_big(&limbs) % &n);

@@ -15,7 +15,7 @@ use batch_core::curve::{CurveArith, CurveDef, P224, P256, P384, P521};
 use batch_core::num::digits::{from_digits, to_digits, ModulusDigits};
 use batch_core::num::{ct_eq_mask, mask_from_bit, Uint};
 
-use super::point::{batch_normalize, AffineMonty, ProjectivePoint};
+use super::point::{batch_normalize, AffineMonty, JacobianPoint, ProjectivePoint};
 
 /// A comb table in a SIMD backend's digit form (`batch_core::num::digits`): window `i`,
 /// multiple `j` as `2N` digits (x then y, Montgomery form, `R = 2^(b·N)`) at
@@ -78,7 +78,6 @@ pub const W_P384: usize = 7;
 pub const W_P521: usize = 7;
 /// Widest supported window (the lookup keeps its masks on the stack).
 pub const MAX_W: usize = 8;
-const MAX_HALF: usize = 1 << (MAX_W - 1);
 
 /// Booth digit `i` of width `w` (`w + 1 ≤ 32`) of `k`, as (magnitude, sign mask): the digit
 /// is `−magnitude` where the mask is all-ones. Reads bits `w·i − 1 … w·i + w − 1` (bit −1 is
@@ -107,8 +106,9 @@ pub const fn booth_windows(bits: usize, w: usize) -> usize {
 pub struct CombTable<const L: usize> {
     w: usize,
     windows: usize,
-    /// Window `i`, multiple `j` at `i·2^(w−1) + j − 1`.
-    entries: Vec<AffineMonty<L>>,
+    /// Window `i`, multiple `j` at `i·2^(w−1) + j − 1`, as `[x, y]` (the form
+    /// `CurveArith::select_pair` scans).
+    entries: Vec<[Uint<L>; 2]>,
 }
 
 impl<const L: usize> CombTable<L> {
@@ -151,7 +151,7 @@ impl<const L: usize> CombTable<L> {
                     id, 0,
                     "multiples of a point of prime order n below n are never the identity"
                 );
-                a
+                [a.x, a.y]
             })
             .collect();
         Self {
@@ -171,52 +171,52 @@ impl<const L: usize> CombTable<L> {
 
     /// `j·2^(w·i)·G` for `1 ≤ j ≤ 2^(w−1)`, by direct indexing. Variable-time in `i`, `j`.
     #[inline(always)]
-    pub fn entry_vartime(&self, i: usize, j: usize) -> &AffineMonty<L> {
-        &self.entries[(i << (self.w - 1)) + j - 1]
+    pub fn entry_vartime(&self, i: usize, j: usize) -> AffineMonty<L> {
+        let [x, y] = self.entries[(i << (self.w - 1)) + j - 1];
+        AffineMonty { x, y }
     }
 
     /// `mag·2^(w·i)·G`, or `(0, 0)` for `mag = 0`, reading every entry of window `i`.
     #[inline(always)]
-    fn lookup(&self, i: usize, mag: u64) -> AffineMonty<L> {
+    fn lookup(&self, c: &impl CurveArith<L>, i: usize, mag: u64) -> AffineMonty<L> {
         let half = 1usize << (self.w - 1);
-        let window = &self.entries[i * half..(i + 1) * half];
-        // Masks first, so the accumulation below is straight-line and vectorises.
-        let mut masks = [0u64; MAX_HALF];
-        for (j, m) in masks[..half].iter_mut().enumerate() {
-            *m = ct_eq_mask(j as u64 + 1, mag);
-        }
-        let mut x = [0u64; L];
-        let mut y = [0u64; L];
-        for (e, &m) in window.iter().zip(&masks[..half]) {
-            for l in 0..L {
-                x[l] |= e.x.0[l] & m;
-                y[l] |= e.y.0[l] & m;
-            }
-        }
-        AffineMonty {
-            x: Uint(x),
-            y: Uint(y),
-        }
+        let [x, y] = c.select_pair(&self.entries[i * half..(i + 1) * half], mag);
+        AffineMonty { x, y }
     }
 
     /// `k·G` for `k < n` (canonical). Constant-time in `k`.
     /// Inlined so that a compile-time `c` folds into the field arithmetic (see `ecc::CurveSpec`).
+    ///
+    /// The sum runs in Jacobian coordinates (mixed addition 8M + 3S against RCB's 11M + 2
+    /// products by `b`, and fewer additions), whose exceptions are handled so:
+    /// - an identity accumulator (`k`'s low `w·i` bits zero so far) and a zero digit by select;
+    /// - `acc = −entry` gives the identity, which the formulas get right;
+    /// - `acc = entry` cannot occur for `k < n`: before window `i` the accumulator is
+    ///   `s·G` with `|s| ≤ 2^(w−1)·(2^(w·i) − 1)/(2^w − 1) < 0.51·2^(w·i)` and the entry is
+    ///   `d·2^(w·i)·G`, `1 ≤ |d| ≤ 2^(w−1)`, so `s − d·2^(w·i)` is non-zero and, below the top
+    ///   window, smaller than `2^(w·(W−1) − 1) < n` in magnitude: never a multiple of `n`. In
+    ///   the top window `d ≥ 0`, and `s ≡ d·2^(w·(W−1))` would need `d·2^(w·(W−1)) = s + m·n`
+    ///   with `m ≥ 1`, i.e. `k = 2s + m·n` (`< n` only for `m = 1`, `s < 0`), so `n + s` would
+    ///   be a multiple of `2^(w·(W−1))` in `(n − 0.51·2^(w·(W−1)), n)`; for the four curves
+    ///   and `w = 7`, `n` lies just below a multiple of `2^(w·(W−1))` (`n/2^(w·(W−1))` is
+    ///   0.99…, 15.99…, 63.99… and 7.99… for P-224, P-256, P-384 and P-521), so there is none.
+    ///   `top_window_is_safe` checks that condition for every curve and width in use.
     #[inline(always)]
     pub fn mul(&self, c: &impl CurveArith<L>, k: &Uint<L>) -> ProjectivePoint<L> {
-        let mut acc = ProjectivePoint::identity(c);
+        let mut acc = JacobianPoint::identity(c);
         for i in 0..self.windows {
             let (mag, neg) = booth_digit(k, i, self.w);
             let zero = ct_eq_mask(mag, 0);
-            let mut e = self.lookup(i, mag);
+            let mut e = self.lookup(c, i, mag);
             e.neg_if(neg, c);
             if i == 0 {
-                // acc is the identity: take the entry itself (saves one addition).
-                acc = ProjectivePoint::select(&ProjectivePoint::from_affine(&e, c), &acc, zero);
+                // acc is the identity: take the entry itself.
+                acc = JacobianPoint::select(&JacobianPoint::from_affine(&e, c), &acc, zero);
             } else {
-                acc = acc.add_mixed(&e, zero, c);
+                acc = acc.add_affine_ct(&e, zero, c);
             }
         }
-        acc
+        acc.to_projective(c)
     }
 }
 
@@ -230,7 +230,7 @@ impl<const L: usize> CombTable<L> {
             if mag == 0 {
                 continue;
             }
-            let mut e = *self.entry_vartime(i, mag as usize);
+            let mut e = self.entry_vartime(i, mag as usize);
             e.neg_if(neg, c);
             acc = acc.add_mixed(&e, 0, c);
         }
@@ -277,7 +277,7 @@ mod tests {
             let p_limbs = c.p.modulus().0.to_vec();
             let p = ModulusDigits::new(&p_limbs, n, bits).expect("modulus");
             let g = CombTable::new(c, 4);
-            let q2 = *g.entry_vartime(0, 2); // 2·G, as another point
+            let q2 = g.entry_vartime(0, 2); // 2·G, as another point
             for (table, w) in [(g, 4usize), (CombTable::for_point_vartime(c, &q2, 3), 3)] {
                 let digits = CombDigits::new(c, &p, &table);
                 assert_eq!((digits.w, digits.n), (w, n));
@@ -300,6 +300,50 @@ mod tests {
         check(&P256, 6, 52);
         check(&P384, 8, 52);
         check(&P521, 11, 52);
+    }
+
+    /// The condition under which [`CombTable::mul`]'s Jacobian sum never meets `acc = entry`
+    /// (its doc): below the top window `|s − d·2^(w·i)| < n`, and no multiple of `2^(w·(W−1))`
+    /// lies in `[n − bound, n)`, `bound` the largest `|s|` before the top window; for every
+    /// curve at the width its table uses (another width must pass it before it is used).
+    #[test]
+    fn top_window_is_safe() {
+        use num_bigint::BigUint;
+        for (curve, used) in [
+            (P224.curve, W_P224),
+            (P256.curve, W_P256),
+            (P384.curve, W_P384),
+            (P521.curve, W_P521),
+        ] {
+            let n = BigUint::from_slice(
+                &curve
+                    .order()
+                    .0
+                    .iter()
+                    .flat_map(|w| [*w as u32, (*w >> 32) as u32])
+                    .collect::<Vec<_>>(),
+            );
+            {
+                let w = used;
+                let windows = booth_windows(curve.bits(), w);
+                // largest |s| before window i: 2^(w−1)·(2^(w·i) − 1)/(2^w − 1)
+                let bound = |i: usize| {
+                    (BigUint::from(1u8) << (w - 1)) * ((BigUint::from(1u8) << (w * i)) - 1u8)
+                        / ((BigUint::from(1u8) << w) - 1u8)
+                };
+                let below_top = (1..windows - 1)
+                    .all(|i| bound(i) + (BigUint::from(1u8) << (w - 1 + w * i)) < n);
+                let t = w * (windows - 1);
+                let lo = &n - bound(windows - 1);
+                // the smallest multiple of 2^t at or above lo must be ≥ n
+                let step = BigUint::from(1u8) << t;
+                let first = (&lo + &step - 1u8) / &step * &step;
+                assert!(
+                    below_top && first >= n,
+                    "{curve:?} w = {w}: the comb's Jacobian sum is not safe"
+                );
+            }
+        }
     }
 
     /// Σ d_i·2^(w·i) reconstructs k, with |d_i| ≤ 2^(w−1), for edge and random scalars.
@@ -353,7 +397,7 @@ mod tests {
                     }
                     if j % 7 == 1 || j == 1 << (t.width() - 1) {
                         let (a, _) = batch_normalize(c, &[acc])[0];
-                        assert_eq!(*t.entry_vartime(i, j), a, "window {i} multiple {j}");
+                        assert_eq!(t.entry_vartime(i, j), a, "window {i} multiple {j}");
                     }
                 }
             }

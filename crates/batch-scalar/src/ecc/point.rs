@@ -136,6 +136,107 @@ impl<const L: usize> ProjectivePoint<L> {
     }
 }
 
+/// Jacobian `(X : Y : Z)`, Montgomery form, `x = X/Z²`, `y = Y/Z³`; the identity has `Z = 0`.
+/// Its formulas (`batch_core::jacobian`) are incomplete: the variable-time methods branch
+/// around the exceptions, [`JacobianPoint::add_affine_ct`] selects around those it can meet.
+#[derive(Clone, Copy, Debug)]
+pub struct JacobianPoint<const L: usize> {
+    pub x: Uint<L>,
+    pub y: Uint<L>,
+    pub z: Uint<L>,
+}
+
+impl<const L: usize> JacobianPoint<L> {
+    pub fn identity(c: &impl CurveArith<L>) -> Self {
+        Self {
+            x: *c.def().p.one(),
+            y: *c.def().p.one(),
+            z: Uint::ZERO,
+        }
+    }
+
+    /// `(x : y : 1)`.
+    #[inline(always)]
+    pub fn from_affine(a: &AffineMonty<L>, c: &impl CurveArith<L>) -> Self {
+        Self {
+            x: a.x,
+            y: a.y,
+            z: *c.def().p.one(),
+        }
+    }
+
+    /// `a` where `mask` is zero, `b` where it is all-ones.
+    #[inline(always)]
+    pub fn select(a: &Self, b: &Self, mask: u64) -> Self {
+        Self {
+            x: Uint::select(&a.x, &b.x, mask),
+            y: Uint::select(&a.y, &b.y, mask),
+            z: Uint::select(&a.z, &b.z, mask),
+        }
+    }
+
+    /// `self + a` (`batch_core::jac_add_mixed!`, 8M + 3S), or `self` where `skip` is all-ones
+    /// (then `a` may hold anything); constant-time. An identity `self` is handled by select
+    /// (the sum is then `a`), and `self = −a` gives the identity (`Z = 0`); **`self = a` is
+    /// wrong** (`(0 : 0 : 0)`), so the caller must rule it out: the comb does, by the sizes of
+    /// its partial sums (see `comb`).
+    #[inline(always)]
+    pub fn add_affine_ct(&self, a: &AffineMonty<L>, skip: u64, c: &impl CurveArith<L>) -> Self {
+        let (x, y, z) = batch_core::jac_add_mixed!(c, (self.x, self.y, self.z), (a.x, a.y));
+        let sum = Self::select(
+            &Self { x, y, z },
+            &Self::from_affine(a, c),
+            self.z.is_zero_mask(),
+        );
+        Self::select(&sum, self, skip)
+    }
+
+    pub fn is_identity_vartime(&self) -> bool {
+        self.z.is_zero_vartime()
+    }
+
+    /// `2·self` for `a = −3` (`batch_core::jac_double!`, 4M + 4S).
+    #[inline(always)]
+    pub fn double_vartime(&self, c: &impl CurveArith<L>) -> Self {
+        if self.is_identity_vartime() {
+            return *self;
+        }
+        let (x, y, z) = batch_core::jac_double!(c, (self.x, self.y, self.z));
+        Self { x, y, z }
+    }
+
+    /// `self + a` for affine `a` (`batch_core::jac_add_mixed!`, 8M + 3S), falling back to
+    /// doubling for `self = a` and the identity for `self = −a`.
+    #[inline(always)]
+    pub fn add_affine_vartime(&self, a: &AffineMonty<L>, c: &impl CurveArith<L>) -> Self {
+        if self.is_identity_vartime() {
+            return Self {
+                x: a.x,
+                y: a.y,
+                z: *c.def().p.one(),
+            };
+        }
+        let (x, y, z) = batch_core::jac_add_mixed!(c, (self.x, self.y, self.z), (a.x, a.y));
+        // Z₃ = Z₁·H = 0 means H = 0, self = ±a: the formulas give the identity for −a
+        // (`(r² : −r³ : 0)`) and `(0 : 0 : 0)` for a itself, which needs the doubling.
+        if z.is_zero_vartime() && y.is_zero_vartime() {
+            return self.double_vartime(c);
+        }
+        Self { x, y, z }
+    }
+
+    /// Homogeneous `(XZ : Y : Z³)`: same affine point.
+    pub fn to_projective(self, c: &impl CurveArith<L>) -> ProjectivePoint<L> {
+        let f = c;
+        let z2 = f.square(&self.z);
+        ProjectivePoint {
+            x: f.mul(&self.x, &self.z),
+            y: self.y,
+            z: f.mul(&z2, &self.z),
+        }
+    }
+}
+
 /// Affine forms of `pts` with one field inversion for the whole slice (Montgomery's trick):
 /// `out[i] = (point, mask)`, the mask all-ones where `pts[i]` is the identity (then the point
 /// is `(0, 0)`). Constant-time: identities are swapped for `Z = 1` by select, not skipped.

@@ -16,7 +16,7 @@ use batch_core::curve::CurveArith;
 use batch_core::num::Uint;
 
 use super::comb::CombTable;
-use super::point::{batch_normalize, AffineMonty, ProjectivePoint};
+use super::point::{batch_normalize, AffineMonty, JacobianPoint, ProjectivePoint};
 
 /// wNAF width for `Q`: 8 odd multiples per job.
 pub const W_Q: usize = 5;
@@ -57,69 +57,6 @@ pub fn wnaf_vartime<const L: usize>(k: &Uint<L>, w: usize, bits: usize) -> Vec<i
     }
     debug_assert_eq!(carry, 0, "k must be below 2^bits");
     naf
-}
-
-/// Jacobian `(X : Y : Z)`, Montgomery form; the identity has `Z = 0`.
-#[derive(Clone, Copy, Debug)]
-struct JacobianPoint<const L: usize> {
-    x: Uint<L>,
-    y: Uint<L>,
-    z: Uint<L>,
-}
-
-impl<const L: usize> JacobianPoint<L> {
-    fn identity(c: &impl CurveArith<L>) -> Self {
-        Self {
-            x: *c.def().p.one(),
-            y: *c.def().p.one(),
-            z: Uint::ZERO,
-        }
-    }
-
-    fn is_identity_vartime(&self) -> bool {
-        self.z.is_zero_vartime()
-    }
-
-    /// `2·self` for `a = −3` (`batch_core::jac_double!`, 4M + 4S).
-    #[inline(always)]
-    fn double_vartime(&self, c: &impl CurveArith<L>) -> Self {
-        if self.is_identity_vartime() {
-            return *self;
-        }
-        let (x, y, z) = batch_core::jac_double!(c, (self.x, self.y, self.z));
-        Self { x, y, z }
-    }
-
-    /// `self + a` for affine `a` (`batch_core::jac_add_mixed!`, 8M + 3S), falling back to
-    /// doubling for `self = a` and the identity for `self = −a`.
-    #[inline(always)]
-    fn add_affine_vartime(&self, a: &AffineMonty<L>, c: &impl CurveArith<L>) -> Self {
-        if self.is_identity_vartime() {
-            return Self {
-                x: a.x,
-                y: a.y,
-                z: *c.def().p.one(),
-            };
-        }
-        let (x, y, z) = batch_core::jac_add_mixed!(c, (self.x, self.y, self.z), (a.x, a.y));
-        // Z₃ = Z₁·H = 0 means H = 0, self = ±a: the formulas give the identity for −a
-        // (`(r² : −r³ : 0)`) and `(0 : 0 : 0)` for a itself, which needs the doubling.
-        if z.is_zero_vartime() && y.is_zero_vartime() {
-            return self.double_vartime(c);
-        }
-        Self { x, y, z }
-    }
-
-    /// Homogeneous `(XZ : Y : Z³)`: same affine point.
-    fn to_projective(self, c: &impl CurveArith<L>) -> ProjectivePoint<L> {
-        let f = c;
-        let z2 = f.square(&self.z);
-        ProjectivePoint {
-            x: f.mul(&self.x, &self.z),
-            y: self.y,
-            z: f.mul(&z2, &self.z),
-        }
-    }
 }
 
 /// `d·P` from a table of odd multiples, `d` odd and non-zero: `table[(|d|−1)/2]`, negated for
@@ -189,7 +126,7 @@ pub fn mul_double_chunk_vartime<const L: usize>(
             let d1 = naf1[i];
             if d1 != 0 {
                 let e = g.entry_vartime(0, d1.unsigned_abs() as usize);
-                acc = acc.add_affine_vartime(&signed_entry_vartime(c, e, d1), c);
+                acc = acc.add_affine_vartime(&signed_entry_vartime(c, &e, d1), c);
             }
             let d2 = naf2[i];
             if d2 != 0 {

@@ -10,7 +10,7 @@
 //! whole table, a zero digit selects the identity, the sign is a masked negation.
 
 use batch_core::curve::CurveArith;
-use batch_core::num::{ct_eq_mask, Uint};
+use batch_core::num::{scan_masks, Uint};
 
 use super::comb::{booth_digit, booth_windows};
 use super::point::{AffineMonty, ProjectivePoint};
@@ -26,9 +26,11 @@ fn lookup<const L: usize>(
     table: &[ProjectivePoint<L>; HALF],
     mag: u64,
 ) -> ProjectivePoint<L> {
+    const { assert!(HALF <= batch_core::num::SCAN_BLOCK) };
+    let masks = scan_masks(0, mag);
     let mut out = ProjectivePoint::identity(c);
-    for (j, e) in table.iter().enumerate() {
-        out.assign_if(e, ct_eq_mask(j as u64 + 1, mag));
+    for (e, &m) in table.iter().zip(&masks) {
+        out.assign_if(e, m);
     }
     out
 }
