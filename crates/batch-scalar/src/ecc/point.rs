@@ -10,7 +10,9 @@
 //! curves: no exceptional inputs (identity, `P = ±Q`), hence no branches. The formula text is
 //! `batch_core::rcb`'s, shared by every backend; here it runs on the caller's
 //! `CurveArith` (the portable `CurveDef`, or a backend's faster field for one curve).
-//! Everything here is constant-time.
+//! [`JacobianPoint`] holds the comb's Jacobian sums (`batch_core::jacobian`, incomplete: its
+//! constant-time addition selects around the exceptions) and `straus`'s variable-time ones.
+//! Everything else here is constant-time.
 
 use batch_core::curve::CurveArith;
 use batch_core::num::Uint;
