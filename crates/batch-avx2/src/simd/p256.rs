@@ -64,8 +64,8 @@ impl CurveArith<4> for P256Adx {
         Uint(sub(&a.0, &b.0))
     }
 
-    /// The portable scan compiled for AVX2 where present: an entry in two 256-bit loads
-    /// instead of four 128-bit ones (the comb reads 64 entries a window).
+    /// On AVX2 where present (`select_pair_avx2`: an entry in two 256-bit loads; the comb
+    /// reads 64 entries a window), else the portable scan.
     #[inline(always)]
     fn select_pair(&self, table: &[[Uint<4>; 2]], mag: u64) -> [Uint<4>; 2] {
         match self.avx2 {

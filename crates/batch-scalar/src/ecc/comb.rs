@@ -76,7 +76,7 @@ pub const W_P224: usize = 7;
 pub const W_P256: usize = 7;
 pub const W_P384: usize = 7;
 pub const W_P521: usize = 7;
-/// Widest supported window (the lookup keeps its masks on the stack).
+/// Widest supported window (a table of `2^(MAX_W−1)` entries a window).
 pub const MAX_W: usize = 8;
 
 /// Booth digit `i` of width `w` (`w + 1 ≤ 32`) of `k`, as (magnitude, sign mask): the digit
@@ -315,34 +315,25 @@ mod tests {
             (P384.curve, W_P384),
             (P521.curve, W_P521),
         ] {
-            let n = BigUint::from_slice(
-                &curve
-                    .order()
-                    .0
-                    .iter()
-                    .flat_map(|w| [*w as u32, (*w >> 32) as u32])
-                    .collect::<Vec<_>>(),
+            let n = to_big(&curve.order().0);
+            let w = used;
+            let windows = booth_windows(curve.bits(), w);
+            // largest |s| before window i: 2^(w−1)·(2^(w·i) − 1)/(2^w − 1)
+            let bound = |i: usize| {
+                (BigUint::from(1u8) << (w - 1)) * ((BigUint::from(1u8) << (w * i)) - 1u8)
+                    / ((BigUint::from(1u8) << w) - 1u8)
+            };
+            let below_top =
+                (1..windows - 1).all(|i| bound(i) + (BigUint::from(1u8) << (w - 1 + w * i)) < n);
+            let t = w * (windows - 1);
+            let lo = &n - bound(windows - 1);
+            // the smallest multiple of 2^t at or above lo must be ≥ n
+            let step = BigUint::from(1u8) << t;
+            let first = (&lo + &step - 1u8) / &step * &step;
+            assert!(
+                below_top && first >= n,
+                "{curve:?} w = {w}: the comb's Jacobian sum is not safe"
             );
-            {
-                let w = used;
-                let windows = booth_windows(curve.bits(), w);
-                // largest |s| before window i: 2^(w−1)·(2^(w·i) − 1)/(2^w − 1)
-                let bound = |i: usize| {
-                    (BigUint::from(1u8) << (w - 1)) * ((BigUint::from(1u8) << (w * i)) - 1u8)
-                        / ((BigUint::from(1u8) << w) - 1u8)
-                };
-                let below_top = (1..windows - 1)
-                    .all(|i| bound(i) + (BigUint::from(1u8) << (w - 1 + w * i)) < n);
-                let t = w * (windows - 1);
-                let lo = &n - bound(windows - 1);
-                // the smallest multiple of 2^t at or above lo must be ≥ n
-                let step = BigUint::from(1u8) << t;
-                let first = (&lo + &step - 1u8) / &step * &step;
-                assert!(
-                    below_top && first >= n,
-                    "{curve:?} w = {w}: the comb's Jacobian sum is not safe"
-                );
-            }
         }
     }
 

@@ -212,11 +212,7 @@ impl<const L: usize> JacobianPoint<L> {
     #[inline(always)]
     pub fn add_affine_vartime(&self, a: &AffineMonty<L>, c: &impl CurveArith<L>) -> Self {
         if self.is_identity_vartime() {
-            return Self {
-                x: a.x,
-                y: a.y,
-                z: *c.def().p.one(),
-            };
+            return Self::from_affine(a, c);
         }
         let (x, y, z) = batch_core::jac_add_mixed!(c, (self.x, self.y, self.z), (a.x, a.y));
         // Z₃ = Z₁·H = 0 means H = 0, self = ±a: the formulas give the identity for −a
