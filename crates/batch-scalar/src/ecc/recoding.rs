@@ -18,7 +18,7 @@ use super::point::{AffineMonty, ProjectivePoint};
 use super::straus::wnaf_vartime;
 use super::varbase;
 
-/// Width of the [`Method::Wnaf`] recoding (8 precomputed odd multiples, as in `straus`).
+/// Width of the [`Method::WnafVartime`] recoding (8 precomputed odd multiples, as in `straus`).
 pub const WNAF_WIDTH: usize = 5;
 
 /// A scalar-multiplication method.
