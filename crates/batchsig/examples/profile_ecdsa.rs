@@ -2,7 +2,7 @@
 //! `cargo run --release -p batchsig --example profile_ecdsa -- [curve bits] [batch] [rounds]
 //! [backend] [op]` — backend a registry name (default `scalar`), op `sign` (default, one key)
 //! or `verify` (a key per job, as `batch-speed`'s verify column).
-use batchsig::ecdsa::{verify_batch, EcdsaPrivateKey, EcdsaVerifyJob};
+use batchsig::ecdsa::{verify_batch, EcdsaPrivateKey, EcdsaVerifyJob, NonceMode};
 use batchsig::{backend, test_keys, Curve};
 
 fn main() {
@@ -38,9 +38,9 @@ fn main() {
                 let digests: Vec<Vec<u8>> = refs.iter().map(|m| hash.digest(m)).collect();
                 let sigs: Vec<_> = keys
                     .iter()
-                    .zip(&refs)
-                    .map(|(k, m)| {
-                        k.sign_batch(be, &[m])
+                    .zip(&digests)
+                    .map(|(k, d)| {
+                        k.sign_digests_batch(be, hash, &[d], NonceMode::Hedged)
                             .expect("batch")
                             .remove(0)
                             .expect("sign")
@@ -62,7 +62,7 @@ fn main() {
                 }
                 println!("{curve}: {ok} verifications on {name}");
             }
-            _ => {
+            "sign" => {
                 let key = test_keys::ecdsa(curve);
                 for _ in 0..rounds {
                     ok += key
@@ -73,6 +73,10 @@ fn main() {
                         .count();
                 }
                 println!("{curve}: {ok} signatures on {name}");
+            }
+            other => {
+                eprintln!("profile_ecdsa: unknown op `{other}` (sign or verify)");
+                std::process::exit(2);
             }
         }
     });
