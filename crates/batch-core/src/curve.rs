@@ -252,6 +252,27 @@ pub trait CurveArith<const L: usize>: Sync + 'static {
     fn neg(&self, a: &Uint<L>) -> Uint<L> {
         self.sub(&Uint::ZERO, a)
     }
+    /// `a/2 mod p` for `a < p` (halving commutes with the Montgomery factor): `a`, or `a + p`
+    /// where `a` is odd (selected by mask), shifted right by one bit with the carry.
+    /// Constant-time.
+    #[inline(always)]
+    fn half(&self, a: &Uint<L>) -> Uint<L> {
+        let p = self.def().p.modulus();
+        let odd = (a.0[0] & 1).wrapping_neg();
+        let mut t = [0u64; L];
+        let mut carry = 0u64;
+        for i in 0..L {
+            let s = a.0[i] as u128 + (p.0[i] & odd) as u128 + carry as u128;
+            t[i] = s as u64;
+            carry = (s >> 64) as u64;
+        }
+        let mut out = [0u64; L];
+        for i in 0..L {
+            let above = if i + 1 < L { t[i + 1] } else { carry };
+            out[i] = (t[i] >> 1) | (above << 63);
+        }
+        Uint(out)
+    }
     /// Pair `mag` (from 1) of a table of affine points, zeros for `mag = 0`, reading every
     /// entry ([`crate::num::select_pair`]): constant-time in `mag`. A field with wider vectors
     /// at hand may scan with them.
@@ -367,5 +388,41 @@ mod tests {
             assert_eq!(c.order().bits_vartime(), c.bits());
             assert_eq!(c.prime().bits_vartime(), c.bits());
         }
+    }
+
+    /// `half(a) + half(a) = a` and `half(a + a) = a` on the edges (0, 1, 2, p − 1, p − 2)
+    /// and random values below `p`, for every curve's field.
+    #[test]
+    fn half_halves() {
+        fn check<const L: usize>(c: &CurveDef<L>) {
+            use rand::RngExt;
+            let p = *c.p.modulus();
+            let small = |k: u64| Uint::<L>::from_limbs(&[k]).unwrap();
+            let mut xs = vec![
+                Uint::ZERO,
+                small(1),
+                small(2),
+                p.sbb(&small(1)).0,
+                p.sbb(&small(2)).0,
+            ];
+            let mut rng = rand::rng();
+            while xs.len() < 200 {
+                let mut x = Uint::<L>(core::array::from_fn(|_| rng.random()));
+                x.0[L - 1] &= p.0[L - 1];
+                if x.ct_lt_mask(&p) == u64::MAX {
+                    xs.push(x);
+                }
+            }
+            for a in &xs {
+                let h = c.half(a);
+                assert_eq!(h.ct_lt_mask(&p), u64::MAX, "{}: half below p", c.curve);
+                assert_eq!(c.add(&h, &h), *a, "{}: {a:?}", c.curve);
+                assert_eq!(c.half(&c.add(a, a)), *a, "{}: {a:?}", c.curve);
+            }
+        }
+        check(&P224);
+        check(&P256);
+        check(&P384);
+        check(&P521);
     }
 }

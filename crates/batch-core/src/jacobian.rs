@@ -12,7 +12,8 @@
 //! cost as much as products in the SIMD fields, and `8γ² = 2·(2γ)²`), against RCB's 11
 //! products and 21 additions; addition with the second point's `Z²` and `Z³` precomputed
 //! 11M + 3S and 7 additions (`add-1998-cmo-2`), against RCB's 14 products and 29 additions;
-//! mixed addition (`Z₂ = 1`) 8M + 3S and 7 additions. `batch-avx512` runs the first two in
+//! mixed addition (`Z₂ = 1`) 8M + 3S and 7 additions; [`jac_double_half!`] the doubling
+//! with 9 additions and a halving, for fields that have one (`CurveArith::half`). `batch-avx512` runs the first two in
 //! verification's `u₂·Q`, `batch-scalar` the doubling and the mixed addition in its wNAF loop.
 //!
 //! Where they are wrong (the reason the additions are variable-time helpers only):
@@ -49,6 +50,37 @@ macro_rules! jac_double {
         let g2 = f.add(&gamma, &gamma);
         let gg4 = f.square(&g2);
         let gg8 = f.add(&gg4, &gg4); // 8γ² = 2·(2γ)²
+        let t3 = f.sub(&b4, &x3);
+        let mut y3 = f.mul(&alpha, &t3);
+        y3 = f.sub(&y3, &gg8); // Y3 = α·(4β − X3) − 8γ²
+        (x3, y3, z3)
+    }};
+}
+
+/// [`jac_double!`] rearranged around `2Y`, for a field with a halving (`f.half`, as
+/// OpenSSL's `ecp_nistz256` doubles): `Z3 = 2Y·Z`, `4β = X·(2Y)²`, `8γ² = ((2Y)²)²/2`. The
+/// same 4M + 4S, 9 additions and a halving instead of 13 additions. The same results, the
+/// identity included (`Z = 0` stays `0`).
+#[macro_export]
+macro_rules! jac_double_half {
+    ($f:expr, ($x:expr, $y:expr, $z:expr)) => {{
+        let f = $f;
+        let (x, y, z) = (&$x, &$y, &$z);
+        let delta = f.square(z); // δ = Z²
+        let y2 = f.add(y, y);
+        let z3 = f.mul(&y2, z); // Z3 = 2·Y·Z
+        let g4 = f.square(&y2); // 4γ
+        let b4 = f.mul(x, &g4); // 4β
+        let t0 = f.sub(x, &delta);
+        let t1 = f.add(x, &delta);
+        let mut alpha = f.mul(&t0, &t1);
+        let t2 = f.add(&alpha, &alpha);
+        alpha = f.add(&t2, &alpha); // α = 3·(X − δ)·(X + δ)
+        let b8 = f.add(&b4, &b4);
+        let mut x3 = f.square(&alpha);
+        x3 = f.sub(&x3, &b8); // X3 = α² − 8β
+        let g16 = f.square(&g4);
+        let gg8 = f.half(&g16); // 8γ² = (4γ)²/2
         let t3 = f.sub(&b4, &x3);
         let mut y3 = f.mul(&alpha, &t3);
         y3 = f.sub(&y3, &gg8); // Y3 = α·(4β − X3) − 8γ²
@@ -175,10 +207,15 @@ mod tests {
             .unwrap();
         let j1 = scaled(p1, 31);
         let j2 = scaled(p2, 4242);
-        // doubling
+        // doubling, both forms: the same Jacobian coordinates, not only the same point
         let d = crate::jac_double!(&f, (j1.0, j1.1, j1.2));
         let want = crate::rcb_double!(&f, b, (p1.0, p1.1, 1u64));
         assert_eq!(jac_affine(d), proj_affine(want));
+        assert_eq!(crate::jac_double_half!(&f, (j1.0, j1.1, j1.2)), d);
+        assert_eq!(
+            crate::jac_double_half!(&f, (d.0, d.1, d.2)),
+            crate::jac_double!(&f, (d.0, d.1, d.2))
+        );
         // addition, and mixed addition (the same sum)
         let s = crate::jac_add!(&f, (j1.0, j1.1, j1.2), (j2.0, j2.1, j2.2, j2.3, j2.4));
         let want = crate::rcb_add!(&f, b, (p1.0, p1.1, 1u64), (p2.0, p2.1, 1u64));
@@ -202,6 +239,7 @@ mod tests {
         let oo = crate::jac_double!(&f, (o.0, o.1, o.2));
         assert_eq!(oo.2, 0);
         assert_ne!(oo.1, 0);
+        assert_eq!(crate::jac_double_half!(&f, (o.0, o.1, o.2)), oo);
         // P + P: (0 : 0 : 0), not 2P
         let j1b = scaled(p1, 7);
         let pp = crate::jac_add!(&f, (j1.0, j1.1, j1.2), (j1b.0, j1b.1, j1b.2, j1b.3, j1b.4));
@@ -223,6 +261,8 @@ mod tests {
         let [x, y, z] = [0, 1, 2].map(|i| e.input(i));
         let d: (Sym, Sym, Sym) = crate::jac_double!(&e, (x, y, z));
         assert_eq!(e.cost(&[d.0, d.1, d.2]), (8, 13));
+        let h: (Sym, Sym, Sym) = crate::jac_double_half!(&e, (x, y, z));
+        assert_eq!(e.cost(&[h.0, h.1, h.2]), (8, 10));
         let e = Exprs::default();
         let [x, y, z, zz, zzz, x1, y1, z1] = [0, 1, 2, 3, 4, 5, 6, 7].map(|i| e.input(i));
         let a: (Sym, Sym, Sym) = crate::jac_add!(&e, (x1, y1, z1), (x, y, z, zz, zzz));

@@ -185,6 +185,7 @@ pub mod symbolic {
         Mul(Sym, Sym),
         Add(Sym, Sym),
         Sub(Sym, Sym),
+        Half(Sym),
     }
 
     /// The expression builder; [`Exprs::input`] makes leaves, the field methods make nodes.
@@ -220,6 +221,10 @@ pub mod symbolic {
         pub fn sub(&self, a: &Sym, b: &Sym) -> Sym {
             self.intern(Node::Sub(*a, *b))
         }
+        /// Counted with the additions.
+        pub fn half(&self, a: &Sym) -> Sym {
+            self.intern(Node::Half(*a))
+        }
         /// (products, additions and subtractions) reachable from `roots`.
         pub fn cost(&self, roots: &[Sym]) -> (usize, usize) {
             let g = self.nodes.borrow();
@@ -239,6 +244,10 @@ pub mod symbolic {
                     Node::Add(x, y) | Node::Sub(x, y) => {
                         a += 1;
                         stack.extend([x, y]);
+                    }
+                    Node::Half(x) => {
+                        a += 1;
+                        stack.push(x);
                     }
                 }
             }
@@ -290,6 +299,9 @@ pub(crate) mod test_field {
         }
         pub fn sub(&self, a: &u64, b: &u64) -> u64 {
             (a + P - b) % P
+        }
+        pub fn half(&self, a: &u64) -> u64 {
+            a * P.div_ceil(2) % P
         }
     }
 }

@@ -197,13 +197,13 @@ impl<const L: usize> JacobianPoint<L> {
         self.z.is_zero_vartime()
     }
 
-    /// `2·self` for `a = −3` (`batch_core::jac_double!`, 4M + 4S).
+    /// `2·self` for `a = −3` (`batch_core::jac_double_half!`, 4M + 4S).
     #[inline(always)]
     pub fn double_vartime(&self, c: &impl CurveArith<L>) -> Self {
         if self.is_identity_vartime() {
             return *self;
         }
-        let (x, y, z) = batch_core::jac_double!(c, (self.x, self.y, self.z));
+        let (x, y, z) = batch_core::jac_double_half!(c, (self.x, self.y, self.z));
         Self { x, y, z }
     }
 
