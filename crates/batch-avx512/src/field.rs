@@ -490,6 +490,31 @@ impl<S: Lanes, const N: usize> CurveField<S, N> {
         Fe { d, k: a.k + b.k }
     }
 
+    /// `a/2 mod p`: `a + p` in the lanes where `a` is odd (by mask), normalised, then shifted
+    /// right one bit across the digits. `a < k·p` gives `a/2 < ⌈(k + 1)/2⌉·p`. Constant-time.
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn half(&self, a: &Fe<S, N>) -> Fe<S, N> {
+        self.check(a.k, 1, true);
+        let s = self.s;
+        let one = s.splat(1);
+        let odd = s.eq(s.and(a.d[0], one), one);
+        let mut d: [S::V; N] =
+            core::array::from_fn(|i| s.add(a.d[i], s.select(s.zero(), self.md.m[i], odd)));
+        normalise(s, &mut d);
+        let mask = s.splat(DIGIT_MASK);
+        Fe {
+            d: core::array::from_fn(|i| {
+                let low = s.shr1(d[i]);
+                match d.get(i + 1) {
+                    Some(&above) => s.or(low, s.and(s.shl51(above), mask)),
+                    None => low,
+                }
+            }),
+            k: (a.k + 2) / 2,
+        }
+    }
+
     #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
     #[inline]
     pub fn neg(&self, a: &Fe<S, N>) -> Fe<S, N> {
@@ -735,6 +760,61 @@ mod tests {
         check_curve::<Y4, 8>(t.y4(), Curve::P384, Reduction::Generic);
         check_curve::<Z8, 11>(t.z8(), Curve::P521, Reduction::P521);
         check_curve::<Y4, 11>(t.y4(), Curve::P521, Reduction::P521);
+    }
+
+    /// `half` on lanes: for operands below `k·p` (k = 1, 2, 3, 6; edges 0, 1, 2, p − 1,
+    /// k·p − 1 and random values), the result has normalised digits, lies below its stated
+    /// bound `⌈(k + 1)/2⌉·p`, and doubles back to the operand mod p.
+    fn check_half<S: Lanes, const N: usize>(s: S, curve: batch_core::Curve) {
+        use batch_core::dev::to_big;
+        use num_bigint::BigUint;
+        let cc = crate::ecc::consts(curve);
+        let p = to_big(&cc.p.limbs);
+        let mut r = rng(91);
+        let digits = |v: &BigUint| crate::digits::to_digits(&v.to_u64_digits(), N);
+        for k in [1u64, 2, 3, 6] {
+            let kp = &p * k;
+            let mut vals = vec![
+                BigUint::from(0u8),
+                BigUint::from(1u8),
+                BigUint::from(2u8),
+                &p - 1u8,
+                &kp - 1u8,
+            ];
+            for _ in 0..40 {
+                let x: Vec<u64> = (0..cc.p.limbs.len() + 1).map(|_| r.random()).collect();
+                vals.push(to_big(&x) % &kp);
+            }
+            for group in vals.chunks(S::LANES) {
+                let mut group = group.to_vec();
+                group.resize(S::LANES, BigUint::from(7u8));
+                let d: Vec<Vec<u64>> = group.iter().map(digits).collect();
+                let sl: Vec<&[u64]> = d.iter().map(Vec::as_slice).collect();
+                let a = Fe::<S, N> { d: load(s, &sl), k };
+                let h = crate::simd::half_for_test(s, &cc.field, &a);
+                assert_eq!(h.k, (k + 1).div_ceil(2));
+                for (l, (got, x)) in store(s, &h.d).iter().zip(&group).enumerate() {
+                    assert!(got.iter().all(|&d| d < 1 << 52), "{curve}: digits");
+                    let g = to_big(&batch_core::num::digits::from_digits(got, N + 1, 52));
+                    assert!(g < &p * h.k, "{curve} k={k} lane {l}: above the bound");
+                    assert_eq!((&g + &g) % &p, x % &p, "{curve} k={k} lane {l}: {x:x}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn half_on_lanes_halves() {
+        let Ok(t) = detect() else {
+            skip_or_fail("half_on_lanes_halves");
+            return;
+        };
+        use batch_core::Curve;
+        check_half::<Z8, 5>(t.z8(), Curve::P224);
+        check_half::<Y4, 6>(t.y4(), Curve::P256);
+        check_half::<Z8, 6>(t.z8(), Curve::P256);
+        check_half::<Z8, 8>(t.z8(), Curve::P384);
+        check_half::<Z8, 11>(t.z8(), Curve::P521);
     }
 
     #[test]

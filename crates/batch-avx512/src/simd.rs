@@ -88,6 +88,10 @@ pub trait Lanes: Copy + Send + Sync + core::fmt::Debug + 'static {
     fn shr52(self, a: Self::V) -> Self::V;
     /// `a >> 52` per lane, arithmetic (sign-extending).
     fn sar52(self, a: Self::V) -> Self::V;
+    /// `a >> 1` per lane.
+    fn shr1(self, a: Self::V) -> Self::V;
+    /// `a << 51` per lane.
+    fn shl51(self, a: Self::V) -> Self::V;
     /// `acc + lo52(a[51:0]·b[51:0])` per lane (`vpmadd52luq`).
     fn madd_lo(self, acc: Self::V, a: Self::V, b: Self::V) -> Self::V;
     /// `acc + hi52(a[51:0]·b[51:0])` per lane (`vpmadd52huq`).
@@ -152,6 +156,14 @@ impl Lanes for Z8 {
     #[inline(always)]
     fn shr52(self, a: __m512i) -> __m512i {
         unsafe { _mm512_srli_epi64::<52>(a) }
+    }
+    #[inline(always)]
+    fn shr1(self, a: __m512i) -> __m512i {
+        unsafe { _mm512_srli_epi64::<1>(a) }
+    }
+    #[inline(always)]
+    fn shl51(self, a: __m512i) -> __m512i {
+        unsafe { _mm512_slli_epi64::<51>(a) }
     }
     #[inline(always)]
     fn madd_lo(self, acc: __m512i, a: __m512i, b: __m512i) -> __m512i {
@@ -224,6 +236,14 @@ impl Lanes for Y4 {
         unsafe { _mm256_srli_epi64::<52>(a) }
     }
     #[inline(always)]
+    fn shr1(self, a: __m256i) -> __m256i {
+        unsafe { _mm256_srli_epi64::<1>(a) }
+    }
+    #[inline(always)]
+    fn shl51(self, a: __m256i) -> __m256i {
+        unsafe { _mm256_slli_epi64::<51>(a) }
+    }
+    #[inline(always)]
     fn madd_lo(self, acc: __m256i, a: __m256i, b: __m256i) -> __m256i {
         unsafe { _mm256_madd52lo_epu64(acc, a, b) }
     }
@@ -287,6 +307,18 @@ pub fn modexp_few<const R: usize>(
 ) -> Vec<Vec<u64>> {
     // SAFETY: a `Z8` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
     unsafe { crate::horizontal::modexp_few_ifma::<R>(s, n, mods, bases, exps, vartime) }
+}
+
+/// [`crate::field::CurveField::half`] behind the proof, on a field built for the call, for
+/// its test.
+#[cfg(test)]
+pub(crate) fn half_for_test<S: Lanes, const N: usize>(
+    s: S,
+    c: &crate::field::FieldConsts,
+    a: &crate::field::Fe<S, N>,
+) -> crate::field::Fe<S, N> {
+    // SAFETY: a `Z8` or `Y4` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
+    unsafe { crate::field::CurveField::<S, N>::new(s, c).half(a) }
 }
 
 /// `crate::horizontal`'s carry propagation on four registers behind the proof, for its test.

@@ -152,11 +152,12 @@ impl<S: Lanes, const N: usize> Jac<S, N> {
         }
     }
 
-    /// `2·self` (`batch_core::jac_double!`): right for every point, the identity included
-    /// (with `Y ≠ 0`); complete and constant-time on prime-order curves.
+    /// `2·self` (`batch_core::jac_double_half!`, with the lanes' halving): right for every
+    /// point, the identity included (with `Y ≠ 0`); complete and constant-time on prime-order
+    /// curves.
     #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
     pub fn double(&self, f: &CurveField<S, N>) -> Self {
-        let (x, y, z) = batch_core::jac_double!(f, (self.x, self.y, self.z));
+        let (x, y, z) = batch_core::jac_double_half!(f, (self.x, self.y, self.z));
         Self { x, y, z }
     }
 
