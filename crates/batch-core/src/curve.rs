@@ -254,11 +254,13 @@ pub trait CurveArith<const L: usize>: Sync + 'static {
     }
     /// `a/2 mod p` for `a < p` (halving commutes with the Montgomery factor): `a`, or `a + p`
     /// where `a` is odd (selected by mask), shifted right by one bit with the carry.
-    /// Constant-time.
+    /// Constant-time: the mask goes through [`crate::num::mask_from_bit`], without which
+    /// LLVM compiled the masked addition into a branch on the low bit (`scripts/ct-check.sh`
+    /// caught it once `k·Q` doubled with this).
     #[inline(always)]
     fn half(&self, a: &Uint<L>) -> Uint<L> {
         let p = self.def().p.modulus();
-        let odd = (a.0[0] & 1).wrapping_neg();
+        let odd = crate::num::mask_from_bit(a.0[0] & 1);
         let mut t = [0u64; L];
         let mut carry = 0u64;
         for i in 0..L {

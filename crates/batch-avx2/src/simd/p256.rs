@@ -64,6 +64,11 @@ impl CurveArith<4> for P256Adx {
         Uint(sub(&a.0, &b.0))
     }
 
+    #[inline(always)]
+    fn half(&self, a: &Uint<4>) -> Uint<4> {
+        Uint(half(&a.0))
+    }
+
     /// On AVX2 where present (`select_pair_avx2`: an entry in two 256-bit loads; the comb
     /// reads 64 entries a window), else the portable scan.
     #[inline(always)]
@@ -411,6 +416,49 @@ fn sub(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
     [r0, r1, r2, r3]
 }
 
+/// `a/2 mod p` for `a < p`: `p` added under the low bit's mask (`p & m = (m, m & (2^32 − 1),
+/// 0, p₃ & m)`), then the five-word sum shifted right by one.
+#[inline(always)]
+fn half(a: &[u64; 4]) -> [u64; 4] {
+    let (r0, r1, r2, r3): (u64, u64, u64, u64);
+    // SAFETY: reads a[0..4] and nothing else; no stack use.
+    unsafe {
+        asm!(
+            "mov {d0}, [{a}]",
+            "mov {d1}, [{a} + 8]",
+            "mov {d2}, [{a} + 16]",
+            "mov {d3}, [{a} + 24]",
+            // m = all-ones where a is odd
+            "mov {m}, {d0}",
+            "and {m}, 1",
+            "neg {m}",
+            "mov {m1:e}, {m:e}",
+            "and {m3}, {m}",
+            "xor {t:e}, {t:e}",
+            "add {d0}, {m}",
+            "adc {d1}, {m1}",
+            "adc {d2}, 0",
+            "adc {d3}, {m3}",
+            "adc {t}, 0",
+            "shrd {d0}, {d1}, 1",
+            "shrd {d1}, {d2}, 1",
+            "shrd {d2}, {d3}, 1",
+            "shrd {d3}, {t}, 1",
+            a = in(reg) a.as_ptr(),
+            m = out(reg) _,
+            m1 = out(reg) _,
+            m3 = inout(reg) P3 => _,
+            t = out(reg) _,
+            d0 = out(reg) r0,
+            d1 = out(reg) r1,
+            d2 = out(reg) r2,
+            d3 = out(reg) r3,
+            options(pure, readonly, nostack),
+        );
+    }
+    [r0, r1, r2, r3]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -460,6 +508,7 @@ mod tests {
             assert!(a.ct_lt_mask(&p) == u64::MAX, "edge below p");
             assert_eq!(f.square(a), c.p.square(a), "square {a:?}");
             assert_eq!(f.neg(a), c.p.neg(a), "neg {a:?}");
+            assert_eq!(f.half(a), CurveArith::half(c, a), "half {a:?}");
             for b in &xs {
                 check(a, b);
             }
@@ -468,6 +517,7 @@ mod tests {
             let (a, b) = (random(), random());
             check(&a, &b);
             assert_eq!(f.square(&a), c.p.square(&a));
+            assert_eq!(f.half(&a), CurveArith::half(c, &a));
         }
     }
 }

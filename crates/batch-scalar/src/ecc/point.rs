@@ -197,14 +197,37 @@ impl<const L: usize> JacobianPoint<L> {
         self.z.is_zero_vartime()
     }
 
+    /// The same point from homogeneous coordinates, `(X·Z : Y·Z² : Z)` (2M + 1S), with the
+    /// identity (`Z = 0`, which that map would send to `(0 : 0 : 0)`, a fixed point of every
+    /// formula) as `(1 : 1 : 0)`. Constant-time: the identity is selected by mask.
+    #[inline(always)]
+    pub fn from_projective(p: &ProjectivePoint<L>, c: &impl CurveArith<L>) -> Self {
+        let f = c;
+        let zz = f.square(&p.z);
+        let j = Self {
+            x: f.mul(&p.x, &p.z),
+            y: f.mul(&p.y, &zz),
+            z: p.z,
+        };
+        Self::select(&j, &Self::identity(c), p.z.is_zero_mask())
+    }
+
+    /// `2·self` for `a = −3` (`batch_core::jac_double_half!`, 4M + 4S), constant-time: right
+    /// for every point of a prime-order curve (no point has `y = 0`), the identity
+    /// `(t² : t³ : 0)` included, which it maps to `(t'² : t'³ : 0)` with `t' ≠ 0`.
+    #[inline(always)]
+    pub fn double(&self, c: &impl CurveArith<L>) -> Self {
+        let (x, y, z) = batch_core::jac_double_half!(c, (self.x, self.y, self.z));
+        Self { x, y, z }
+    }
+
     /// `2·self` for `a = −3` (`batch_core::jac_double_half!`, 4M + 4S).
     #[inline(always)]
     pub fn double_vartime(&self, c: &impl CurveArith<L>) -> Self {
         if self.is_identity_vartime() {
             return *self;
         }
-        let (x, y, z) = batch_core::jac_double_half!(c, (self.x, self.y, self.z));
-        Self { x, y, z }
+        self.double(c)
     }
 
     /// `self + a` for affine `a` (`batch_core::jac_add_mixed!`, 8M + 3S), falling back to
@@ -223,7 +246,9 @@ impl<const L: usize> JacobianPoint<L> {
         Self { x, y, z }
     }
 
-    /// Homogeneous `(XZ : Y : Z³)`: same affine point.
+    /// Homogeneous `(XZ : Y : Z³)`: same affine point (2M + 1S; the identity `(t² : t³ : 0)`
+    /// goes to `(0 : t³ : 0)`). Constant-time.
+    #[inline(always)]
     pub fn to_projective(self, c: &impl CurveArith<L>) -> ProjectivePoint<L> {
         let f = c;
         let z2 = f.square(&self.z);
@@ -330,6 +355,27 @@ mod tests {
         }
         assert_eq!(got[1], (AffineMonty::default(), u64::MAX));
         assert_eq!(batch_normalize(c, &[]), vec![]);
+        // the constant-time Jacobian doubling between conversions (`varbase`): the same
+        // points as RCB's doubling, from scaled inputs, and the identity carried through —
+        // from (0 : 1 : 0) and from a scaled (0 : λ : 0), which `to_projective` also yields
+        let scaled_id = ProjectivePoint {
+            x: Uint::ZERO,
+            y: g5a.x,
+            z: Uint::ZERO,
+        };
+        for p in [g, g2, g3, g5a, id, scaled_id] {
+            let mut j = JacobianPoint::from_projective(&p, c);
+            let mut want = p;
+            for _ in 0..3 {
+                j = j.double(c);
+                want = want.double(c);
+                assert!(eq(c, &j.to_projective(c), &want));
+            }
+            let back = JacobianPoint::from_projective(&p, c).to_projective(c);
+            assert!(eq(c, &back, &p));
+            assert_eq!(back.is_identity_mask(), p.is_identity_mask());
+            assert!(!back.y.is_zero_vartime(), "a valid projective point");
+        }
     }
 
     #[test]
