@@ -114,7 +114,8 @@ impl AutoBackend {
     ///   3.6–4.8×, `u₁·G + u₂·Q` 1.8–2.8×, every curve);
     /// - elsewhere every `k·G` (P-256 sign
     ///   1.36–1.6× scalar; P-224 1.36–1.57×; P-384 and P-521 at least on par) and `k·Q` on
-    ///   P-224/P-384/P-521 (1.5–1.8×/2.2×/1.1× in `avx2bench`): `avx2`;
+    ///   P-224 and P-384 (1.09× and 1.11–1.12× in `avx2bench`, since the scalar `k·Q` adds
+    ///   in Jacobian coordinates): `avx2`; `k·Q` on P-521 stays scalar (0.88–0.90×);
     /// - and `k·Q` on P-256 (a tie) and every `u₁·G + u₂·Q`, where four lanes in lockstep lose
     ///   the scalar wNAF's skipped additions (ECDSA verify 0.45–0.8× scalar): scalar — except
     ///   P-256 where the CPU has BMI2 and ADX: `avx2`, whose P-256 is the scalar point code on
@@ -150,7 +151,6 @@ impl AutoBackend {
             (Operation::MulBase(Curve::P521), avx2.clone()),
             (Operation::MulPoint(Curve::P224), avx2.clone()),
             (Operation::MulPoint(Curve::P384), avx2.clone()),
-            (Operation::MulPoint(Curve::P521), avx2.clone()),
         ]);
         // P-256 on batch-avx2's `mulx`/`adx` field (the scalar point code, wNAF verification
         // included) where the CPU has BMI2 and ADX: `k·Q` 1.4× and `u₁·G + u₂·Q` 1.3× the

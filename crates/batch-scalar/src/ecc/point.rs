@@ -141,7 +141,7 @@ impl<const L: usize> ProjectivePoint<L> {
 /// Jacobian `(X : Y : Z)`, Montgomery form, `x = X/Z²`, `y = Y/Z³`; the identity has `Z = 0`.
 /// Its formulas (`batch_core::jacobian`) are incomplete: the variable-time methods branch
 /// around the exceptions, [`JacobianPoint::add_affine_ct`] selects around those it can meet.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct JacobianPoint<const L: usize> {
     pub x: Uint<L>,
     pub y: Uint<L>,
@@ -246,6 +246,28 @@ impl<const L: usize> JacobianPoint<L> {
         Self { x, y, z }
     }
 
+    /// `self + e` (`batch_core::jac_add!`, 11M + 3S) with `e`'s `Z²` and `Z³` given;
+    /// constant-time, and **wrong where `self = ±e` or either is the identity**: the caller
+    /// selects around those (`varbase` proves which can occur).
+    #[inline(always)]
+    pub fn add_ct(&self, e: &JacobianEntry<L>, c: &impl CurveArith<L>) -> Self {
+        let r = &e.p;
+        let (x, y, z) =
+            batch_core::jac_add!(c, (self.x, self.y, self.z), (r.x, r.y, r.z, e.zz, e.zzz));
+        Self { x, y, z }
+    }
+
+    /// With `Z²` and `Z³`, as [`JacobianPoint::add_ct`]'s second operand (1M + 1S).
+    #[inline(always)]
+    pub fn entry(&self, c: &impl CurveArith<L>) -> JacobianEntry<L> {
+        let zz = c.square(&self.z);
+        JacobianEntry {
+            p: *self,
+            zz,
+            zzz: c.mul(&zz, &self.z),
+        }
+    }
+
     /// Homogeneous `(XZ : Y : Z³)`: same affine point (2M + 1S; the identity `(t² : t³ : 0)`
     /// goes to `(0 : t³ : 0)`). Constant-time.
     #[inline(always)]
@@ -256,6 +278,36 @@ impl<const L: usize> JacobianPoint<L> {
             x: f.mul(&self.x, &self.z),
             y: self.y,
             z: f.mul(&z2, &self.z),
+        }
+    }
+}
+
+/// A Jacobian point with its `Z²` and `Z³` ([`JacobianPoint::entry`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct JacobianEntry<const L: usize> {
+    pub p: JacobianPoint<L>,
+    pub zz: Uint<L>,
+    pub zzz: Uint<L>,
+}
+
+impl<const L: usize> JacobianEntry<L> {
+    /// Replaces `self` with `other` where `mask` is all-ones.
+    #[inline(always)]
+    pub fn assign_if(&mut self, other: &Self, mask: u64) {
+        self.p.x.assign_if(&other.p.x, mask);
+        self.p.y.assign_if(&other.p.y, mask);
+        self.p.z.assign_if(&other.p.z, mask);
+        self.zz.assign_if(&other.zz, mask);
+        self.zzz.assign_if(&other.zzz, mask);
+    }
+
+    /// Homogeneous `(XZ : Y : Z³)` (1M).
+    #[inline(always)]
+    pub fn to_projective(&self, c: &impl CurveArith<L>) -> ProjectivePoint<L> {
+        ProjectivePoint {
+            x: c.mul(&self.p.x, &self.p.z),
+            y: self.p.y,
+            z: self.zzz,
         }
     }
 }

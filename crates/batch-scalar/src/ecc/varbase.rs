@@ -2,37 +2,54 @@
 //!
 //! Representation: `k < n` canonical (`Uint<L>`), recoded into Booth digits of width
 //! [`W`] (`d_i ∈ [−16, 16]`, see [`booth_digit`]); `Q` affine in Montgomery form with an
-//! identity mask. A per-job table holds `j·Q` for `j = 1 … 16` (projective), then left to
-//! right: `W` doublings (Jacobian, complete on these curves) and one addition (complete RCB)
-//! per window.
+//! identity mask. A per-job table holds `j·Q` for `j = 1 … 16` in Jacobian coordinates with
+//! their `Z²` and `Z³`, then left to right: `W` doublings and one addition per window, all in
+//! Jacobian coordinates (`batch_core::jacobian`: a doubling 8 products and 9 additions, an
+//! addition 14 products and 7 additions, against RCB's 11 and 21, 14 and 29) but the last
+//! window's addition, which is the complete RCB one.
 //! Post-condition: a projective point, the identity exactly when `k = 0` or `Q = O`.
 //!
+//! **Why the incomplete addition is enough.** The Jacobian doubling is complete on these
+//! prime-order curves (no point has `y = 0`; the identity `(t² : t³ : 0)` stays one). The
+//! addition is wrong for an identity operand and for `acc = ±entry`. Identity operands are
+//! selected around (a zero digit keeps `acc`; an identity `acc` takes the entry). For the
+//! rest, write `m` for the value of the digits above window `i` (`k = m·2^(5(i+1)) + Σ_{j≤i}
+//! d_j·2^(5j)`, the sum below `(16/31)·2^(5(i+1))` in size): then `0 ≤ m < k/2^(5(i+1)) +
+//! 16/31`, and window `i` adds `d_i·Q` to `32m·Q` with `32m < k/2^(5i) + 17`. For `i ≥ 1` and
+//! `k < n` that is below `n/32 + 17`, so for `m ≥ 1`, `32m ∈ [32, n − 17)` is neither `±d_i`
+//! modulo `n`, and `acc ≠ ±entry`. Only the last window (`i = 0`) can meet them (for a few `k`
+//! near `n` or `2d_0`): it adds with the complete formulas. `Q = O` runs on whatever `q` holds
+//! and the identity is selected at the end.
+//!
 //! Constant-time in `k` and `Q`: no branch or index depends on either; each lookup reads the
-//! whole table, a zero digit selects the identity, the sign is a masked negation.
+//! whole table, zero digits and identities are handled by masks, the sign is a masked negation.
 
 use batch_core::curve::CurveArith;
-use batch_core::num::{scan_masks, Uint};
+use batch_core::num::{ct_eq_mask, scan_masks, Uint};
 
 use super::comb::{booth_digit, booth_windows};
-use super::point::{AffineMonty, JacobianPoint, ProjectivePoint};
+use super::point::{AffineMonty, JacobianEntry, JacobianPoint, ProjectivePoint};
 
 /// Window width: 16-entry table, `⌈(bits+1)/5⌉` windows.
 pub const W: usize = 5;
 const HALF: usize = 1 << (W - 1);
 
-/// `mag·Q` from the table (`table[j−1] = j·Q`), the identity for `mag = 0`; reads every entry.
+/// `mag·Q` from the table (`table[j−1] = j·Q`) with its sign applied, zeros for `mag = 0`
+/// (the caller selects around that); reads every entry.
 #[inline(always)]
 fn lookup<const L: usize>(
     c: &impl CurveArith<L>,
-    table: &[ProjectivePoint<L>; HALF],
-    mag: u64,
-) -> ProjectivePoint<L> {
+    table: &[JacobianEntry<L>; HALF],
+    (mag, neg): (u64, u64),
+) -> JacobianEntry<L> {
     const { assert!(HALF <= batch_core::num::SCAN_BLOCK) };
     let masks = scan_masks(0, mag);
-    let mut out = ProjectivePoint::identity(c);
+    let mut out = JacobianEntry::default();
     for (e, &m) in table.iter().zip(&masks) {
         out.assign_if(e, m);
     }
+    let ny = c.neg(&out.p.y);
+    out.p.y.assign_if(&ny, neg);
     out
 }
 
@@ -45,72 +62,108 @@ pub fn mul<const L: usize>(
     q_identity: u64,
     k: &Uint<L>,
 ) -> ProjectivePoint<L> {
-    let id = ProjectivePoint::identity(c);
-    let q1 = ProjectivePoint::select(&ProjectivePoint::from_affine(q, c), &id, q_identity);
-    let mut table = [q1; HALF];
+    // j·Q for j = 2 … 16: doublings, and mixed additions of Q to (j − 1)·Q, which is not ±Q
+    // (2 ≤ j − 1 ≤ 15 < n − 1); for Q = O these hold garbage, replaced at the end.
+    let q1 = JacobianPoint::from_affine(q, c);
+    let mut pts = [q1; HALF];
     for j in 2..=HALF {
-        table[j - 1] = if j % 2 == 0 {
-            table[j / 2 - 1].double(c)
+        pts[j - 1] = if j % 2 == 0 {
+            pts[j / 2 - 1].double(c)
         } else {
-            table[j - 2].add_mixed(q, q_identity, c)
+            let (x, y, z) = batch_core::jac_add_mixed!(
+                c,
+                (pts[j - 2].x, pts[j - 2].y, pts[j - 2].z),
+                (q.x, q.y)
+            );
+            JacobianPoint { x, y, z }
         };
     }
+    let table = pts.map(|p| p.entry(c));
+
     let windows = booth_windows(c.def().curve.bits(), W);
-    let (mag, neg) = booth_digit(k, windows - 1, W);
-    let mut acc = lookup(c, &table, mag);
-    acc.neg_if(neg, c);
-    for i in (0..windows - 1).rev() {
-        // The doublings in Jacobian coordinates (8 products, 9 additions and a halving each,
-        // against RCB's 11 products and 21 additions), complete on these prime-order curves;
-        // the addition complete in projective ones: two conversions a window (6 products),
-        // the identity carried across by a constant-time select.
-        let mut j = JacobianPoint::from_projective(&acc, c);
+    let digit = |i: usize| booth_digit(k, i, W);
+    let top = digit(windows - 1);
+    let mut acc = JacobianPoint::select(
+        &lookup(c, &table, top).p,
+        &JacobianPoint::identity(c),
+        ct_eq_mask(top.0, 0),
+    );
+    for i in (1..windows - 1).rev() {
         for _ in 0..W {
-            j = j.double(c);
+            acc = acc.double(c);
         }
-        acc = j.to_projective(c);
-        let (mag, neg) = booth_digit(k, i, W);
-        let mut e = lookup(c, &table, mag);
-        e.neg_if(neg, c);
-        acc = acc.add(&e, c);
+        let d = digit(i);
+        let e = lookup(c, &table, d);
+        let sum = JacobianPoint::select(&acc.add_ct(&e, c), &e.p, acc.z.is_zero_mask());
+        acc = JacobianPoint::select(&sum, &acc, ct_eq_mask(d.0, 0));
     }
-    acc
+    // The last window, where acc = ±entry can occur: the complete addition.
+    for _ in 0..W {
+        acc = acc.double(c);
+    }
+    let d = digit(0);
+    let e = ProjectivePoint::select(
+        &lookup(c, &table, d).to_projective(c),
+        &ProjectivePoint::identity(c),
+        ct_eq_mask(d.0, 0),
+    );
+    let r = acc.to_projective(c).add(&e, c);
+    ProjectivePoint::select(&r, &ProjectivePoint::identity(c), q_identity)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ecc::comb::table_p384;
+    use crate::ecc::comb::{table_p224, table_p256, table_p384, table_p521, CombTable};
     use crate::ecc::point::batch_normalize;
-    use batch_core::curve::P384;
+    use batch_core::curve::{CurveDef, P224, P256, P384, P521};
+    use rand::RngExt;
 
-    /// k·Q against the comb (an independent path) for Q = G, and k·(2G) == (2k)·G.
-    #[test]
-    fn matches_comb_on_p384() {
-        let c = &P384;
-        let t = table_p384();
+    /// k·Q against the comb (an independent path) for Q = G, and k·(2G) == (2k)·G, on the
+    /// scalars where the windows' additions come closest to their exceptions: every `k` below
+    /// 80 (identity accumulators, `k = 2d₀`), every `k` within 80 of `n` (the last window's
+    /// `acc = ±entry`), top bits set, and random ones; and `Q = O`.
+    fn check<const L: usize>(c: &CurveDef<L>, t: &CombTable<L>) {
         let g = AffineMonty { x: c.gx, y: c.gy };
         let g2 = batch_normalize(c, &[ProjectivePoint::from_affine(&g, c).double(c)])[0].0;
         let n = *c.n.modulus();
-        let n1 = n.sbb(&Uint::ONE).0;
-        let ks = [
-            Uint::ZERO,
-            Uint::ONE,
-            Uint::from_limbs(&[2]).unwrap(),
-            Uint::from_limbs(&[17]).unwrap(),
-            n1,
-            Uint([0x0123_4567_89ab_cdef, 5, 0, 0, u64::MAX, 7]),
-        ];
+        let small = |v: u64| Uint::from_limbs(&[v]).unwrap();
+        let mut ks: Vec<Uint<L>> = (0..80).map(small).collect();
+        ks.extend((1..=80).map(|v| n.sbb(&small(v)).0));
+        let mut rng = batch_core::dev::rng(L as u64);
+        for _ in 0..20 {
+            let mut k = Uint::<L>(core::array::from_fn(|_| rng.random()));
+            k.0[L - 1] &= n.0[L - 1] >> 1;
+            ks.push(k);
+        }
+        ks.push(n.sbb(&small(1)).0.shr1());
         for k in ks {
             let want = batch_normalize(c, &[t.mul(c, &k)])[0];
             let got = batch_normalize(c, &[mul(c, &g, 0, &k)])[0];
-            assert_eq!(got, want, "k={k:?}");
+            assert_eq!(got, want, "{:?} k={k:?}", c.curve);
             // k·(2G) = (2k mod n)·G
             let k2 = c.n.add(&k, &k);
             let got2 = batch_normalize(c, &[mul(c, &g2, 0, &k)])[0];
-            assert_eq!(got2, batch_normalize(c, &[t.mul(c, &k2)])[0], "2k, k={k:?}");
+            assert_eq!(
+                got2,
+                batch_normalize(c, &[t.mul(c, &k2)])[0],
+                "{:?} 2k, k={k:?}",
+                c.curve
+            );
             // the identity point gives the identity, whatever is in q
             assert_eq!(mul(c, &g, u64::MAX, &k).is_identity_mask(), u64::MAX);
+            assert_eq!(
+                mul(c, &AffineMonty::default(), u64::MAX, &k).is_identity_mask(),
+                u64::MAX
+            );
         }
+    }
+
+    #[test]
+    fn matches_comb_on_every_curve() {
+        check(&P224, table_p224());
+        check(&P256, table_p256());
+        check(&P384, table_p384());
+        check(&P521, table_p521());
     }
 }
