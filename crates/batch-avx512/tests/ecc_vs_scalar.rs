@@ -119,9 +119,14 @@ fn exceptional_jacobian_sums_vs_scalar() {
             .collect();
         q[1] = curve.generator();
         let want = scalar.mul_double_vartime(curve, &u1, &u2, &q).unwrap();
+        // the same scalars through the constant-time k·Q, whose last window is the one that
+        // meets acc = ±entry (its complete addition handles it)
+        let want_kq = scalar.mul_point(curve, &q, &u2).unwrap();
         for b in &forms {
             let got = b.mul_double_vartime(curve, &u1, &u2, &q).unwrap();
             assert_eq!(got, want, "{curve} {:?}", b.lanes());
+            let got_kq = b.mul_point(curve, &q, &u2).unwrap();
+            assert_eq!(got_kq, want_kq, "{curve} k·Q {:?}", b.lanes());
         }
     }
 }

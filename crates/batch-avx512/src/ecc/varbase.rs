@@ -2,13 +2,15 @@
 //!
 //! Representation: per lane `k < n` canonical, recoded into Booth digits of width [`W`]
 //! (`d_i ∈ [−16, 16]`, `batch-scalar`'s `booth_digit`); `Q` affine Montgomery with a lane
-//! identity mask. A per-group table holds `j·Q` for `j = 1 … 16` (projective, lane-wise), then
-//! left to right: `W` doublings (in Jacobian coordinates, complete on these curves) and one
-//! complete RCB addition per window.
+//! identity mask. A per-group table holds `j·Q` for `j = 1 … 16` (Jacobian with `Z²` and
+//! `Z³`, lane-wise), then left to right: `W` doublings and one addition per window, in
+//! Jacobian coordinates but for the last window's addition, which is the complete RCB one
+//! (see [`mul`]).
 //! Post-condition: projective points, the identity in lanes with `k = 0` or `Q = O`.
 //!
 //! Constant-time in `k` and `Q`: each lookup reads the whole table and keeps one entry per
-//! lane by compare masks; a zero digit selects the identity, the sign is a masked negation.
+//! lane by compare masks; zero digits and identity accumulators are selected around by lane
+//! masks, the sign is a masked negation.
 //!
 //! [`mul_vartime`] is the verification half (public `k`, `Q`): the same windows in Jacobian
 //! coordinates (`batch_core::jacobian`: a doubling 8 products and 13 additions instead of RCB's
@@ -28,23 +30,35 @@ use crate::simd::Lanes;
 pub const W: usize = 5;
 const HALF: usize = 1 << (W - 1);
 
-/// `mag·Q` per lane (`table[j−1] = j·Q`), the identity where `mag = 0`; reads every entry.
+/// `mag·Q` per lane (`table[j−1] = j·Q`), entry 1 where `mag = 0` (the caller selects around
+/// it); reads every entry.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
 #[inline]
 fn lookup<S: Lanes, const N: usize>(
     f: &CurveField<S, N>,
-    table: &[Proj<S, N>],
+    table: &[JacEntry<S, N>; HALF],
     mag: S::V,
-) -> Proj<S, N> {
+) -> JacEntry<S, N> {
     let s = f.s;
-    let mut out = Proj::identity(f);
-    for (j, e) in table.iter().enumerate() {
-        out = Proj::select(&out, e, s.eq(mag, s.splat(j as u64 + 1)), f);
+    let mut out = table[0];
+    for (j, e) in table.iter().enumerate().skip(1) {
+        let hit = s.eq(mag, s.splat(j as u64 + 1));
+        out = JacEntry {
+            p: Jac::select(&out.p, &e.p, hit, f),
+            zz: f.select(&out.zz, &e.zz, hit),
+            zzz: f.select(&out.zzz, &e.zzz, hit),
+        };
     }
     out
 }
 
 /// `k·Q` per lane; lanes in `q_identity` have `Q = O` (their `q` is ignored).
+///
+/// Every doubling and every addition but the last window's in Jacobian coordinates, as
+/// `batch_scalar::ecc::varbase::mul` (whose header proves that for `k < n` only the last
+/// window's addition can meet `acc = ±entry`; that one is the complete RCB addition here too).
+/// Identity operands are selected around by lane masks: a lane's accumulator is the identity
+/// while every digit so far was zero (a running OR of the digits), a zero digit keeps it.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
 pub fn mul<S: Lanes, const N: usize>(
     f: &CurveField<S, N>,
@@ -54,16 +68,7 @@ pub fn mul<S: Lanes, const N: usize>(
     ks: &[&EcUint],
 ) -> Proj<S, N> {
     let s = f.s;
-    let id = Proj::identity(f);
-    let q1 = Proj::select(&Proj::from_affine(q, f), &id, q_identity, f);
-    let mut table = [q1; HALF];
-    for j in 2..=HALF {
-        table[j - 1] = if j % 2 == 0 {
-            table[j / 2 - 1].double(f)
-        } else {
-            table[j - 2].add_mixed(q, q_identity, f)
-        };
-    }
+    let table = table(f, q);
     let digit = |i: usize| {
         let (mut mag, mut neg) = ([0u64; 8], [0u64; 8]);
         for (l, k) in ks.iter().enumerate() {
@@ -74,26 +79,70 @@ pub fn mul<S: Lanes, const N: usize>(
             mask_from_words(s, &neg[..S::LANES]),
         )
     };
+    let signed = |mag: S::V, neg: S::M| {
+        let mut e = lookup(f, &table, mag);
+        let ny = f.neg(&e.p.y);
+        e.p.y = f.select(&e.p.y, &ny, neg);
+        e
+    };
+    let identity = Jac {
+        x: f.one,
+        y: f.one,
+        z: f.zero(),
+    };
     let windows = booth_windows(bits, W);
     let (mag, neg) = digit(windows - 1);
-    let mut acc = lookup(f, &table, mag);
-    acc.neg_if(neg, f);
-    for i in (0..windows - 1).rev() {
-        // The doublings in Jacobian coordinates (8 products and 13 additions each against
-        // RCB's 11 and 21; complete for every point of a prime-order curve), the addition
-        // complete in projective ones: two conversions a window, the identity carried over
-        // by a constant-time select (`Jac::from_proj`).
-        let mut j = Jac::from_proj(&acc, f);
+    let mut seen = mag;
+    let mut acc = Jac::select(&signed(mag, neg).p, &identity, s.eq(mag, s.zero()), f);
+    for i in (1..windows - 1).rev() {
         for _ in 0..W {
-            j = j.double(f);
+            acc = acc.double(f);
         }
-        acc = j.to_proj(f);
         let (mag, neg) = digit(i);
-        let mut e = lookup(f, &table, mag);
-        e.neg_if(neg, f);
-        acc = acc.add(&e, f);
+        let e = signed(mag, neg);
+        let sum = Jac::select(&acc.add(&e, f), &e.p, s.eq(seen, s.zero()), f);
+        acc = Jac::select(&sum, &acc, s.eq(mag, s.zero()), f);
+        seen = s.or(seen, mag);
     }
-    acc
+    // The last window, where acc = ±entry can occur: the complete addition.
+    for _ in 0..W {
+        acc = acc.double(f);
+    }
+    let (mag, neg) = digit(0);
+    let e = signed(mag, neg);
+    let e = Proj::select(
+        &Proj {
+            x: f.mul(&e.p.x, &e.p.z),
+            y: e.p.y,
+            z: e.zzz,
+        },
+        &Proj::identity(f),
+        s.eq(mag, s.zero()),
+        f,
+    );
+    let r = acc.to_proj(f).add(&e, f);
+    Proj::select(&r, &Proj::identity(f), q_identity, f)
+}
+
+/// `j·Q` for `j = 1 … 16` per lane, Jacobian with `Z²` and `Z³`: doublings, and additions of
+/// `Q` to `(j − 1)·Q`, which is not `±Q` (`2 ≤ j − 1 ≤ 15 < n − 1`). Lanes with `Q = O` hold
+/// garbage (callers replace their results). Constant-time.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+fn table<S: Lanes, const N: usize>(
+    f: &CurveField<S, N>,
+    q: &Affine<S, N>,
+) -> [JacEntry<S, N>; HALF] {
+    let q1 = Jac::from_affine(q, f).entry(f);
+    let mut table = [q1; HALF];
+    for j in 2..=HALF {
+        let pt = if j % 2 == 0 {
+            table[j / 2 - 1].p.double(f)
+        } else {
+            table[j - 2].p.add(&table[0], f)
+        };
+        table[j - 1] = pt.entry(f);
+    }
+    table
 }
 
 /// `k·Q` per lane for public `k` and `Q` (verification), as [`mul`] computes it but with
@@ -116,18 +165,7 @@ pub fn mul_vartime<S: Lanes, const N: usize>(
 ) -> Proj<S, N> {
     let s = f.s;
     let q1 = Jac::from_affine(q, f);
-    let mut table: Vec<JacEntry<S, N>> = Vec::with_capacity(HALF);
-    table.push(q1.entry(f));
-    for j in 2..=HALF {
-        // j·Q ≠ ±Q for 2 ≤ j ≤ 16 on a prime-order curve: never exceptional (identity lanes
-        // compute garbage here, replaced at the end)
-        let pt = if j % 2 == 0 {
-            table[j / 2 - 1].p.double(f)
-        } else {
-            table[j - 2].p.add(&table[0], f)
-        };
-        table.push(pt.entry(f));
-    }
+    let table = table(f, q);
     let lanes = S::LANES;
     let (mut mag, mut neg) = ([0u64; 8], [0u64; 8]);
     let windows = booth_windows(bits, W);
