@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Runs on the `device` machine (carry [".gpu", ".gl"], prepared by scripts/gpu-prepare.sh):
-# the wgpu equivalence tests on the GPU, then batch-speed with the wgpu backend beside the CPU
-# backends over a batch-size sweep. Everything goes to $OUT (default ./gpu-out): logs, JSON,
-# SVG. GPU_RUN_LOCAL=1 skips the loader set-up (to try the script on a machine with a driver);
-# SECS, SIZES, ALGS and BATCH override the batch-speed settings.
+# the wgpu equivalence tests on the GPU, then batch-speed with the wgpu backend beside the best
+# CPU backend (`auto`) at a large batch and over a batch-size sweep, then the kernel rates
+# (`ec_rate`, `modexp_rate`) over batch sizes. Everything goes to $OUT (default ./gpu-out):
+# logs, JSON, SVG. Every step runs under its own `timeout`, so the script ends inside the
+# device call's limit and what finished comes back. GPU_RUN_LOCAL=1 skips the loader set-up (to
+# try the script on a machine with a driver); SECS, SIZES, ALGS, ALGS2, BATCH, TEST_LIMIT and
+# SPEED_LIMIT override the settings.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-out}
@@ -15,15 +18,42 @@ if [ -z "${GPU_RUN_LOCAL:-}" ]; then
     export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
 export BATCHSIG_REQUIRE_GPU=1 WGPU_BACKEND=${WGPU_BACKEND:-vulkan}
-{ nvidia-smi -L 2>&1; nproc; date -u; } > "$OUT/machine.txt"
+{
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv 2>&1
+  nproc
+  grep -m1 'model name' /proc/cpuinfo
+  grep -o 'avx512[a-z]*' /proc/cpuinfo | sort -u | tr '\n' ' '
+  echo
+  command -v openssl && openssl version
+  date -u
+} > "$OUT/machine.txt"
+cat "$OUT/machine.txt"
 status=0
-for t in ecc_vs_scalar modexp_vs_scalar device_limits; do
-  ( time ".gpu/$t" --test-threads 4 ) > "$OUT/test-$t.log" 2>&1 || status=1
-  tail -n 3 "$OUT/test-$t.log"
+# the equivalence tests, side by side (each prints the adapter it runs on)
+logs=$(mktemp -d)
+for t in ecc_vs_scalar modexp_vs_scalar shared_vs_scalar device_limits; do
+  (
+    start=$(date +%s)
+    timeout "${TEST_LIMIT:-120}" ".gpu/$t" --test-threads 4 --nocapture > "$logs/$t.log" 2>&1
+    echo "== $t: rc=$? in $(($(date +%s) - start)) s" >> "$logs/$t.log"
+  ) &
 done
-# every cell checks its own signatures against the scalar reference
-.gpu/batch-speed --backends wgpu,avx2,auto --algs ${ALGS:-common} --batch ${BATCH:-65536} --seconds ${SECS:-1} \
-  --sweep --sweep-sizes ${SIZES:-1,256,4096,65536} \
-  --json "$OUT/batch-speed.json" --plot "$OUT/batch-speed.svg" > "$OUT/batch-speed.txt" 2> "$OUT/batch-speed.err" || status=1
-cat "$OUT/batch-speed.txt"
+wait
+for t in ecc_vs_scalar modexp_vs_scalar shared_vs_scalar device_limits; do
+  cat "$logs/$t.log"
+  grep -q "== $t: rc=0 " "$logs/$t.log" || status=1
+done > "$OUT/tests.log"
+grep -E '^== |test result|running on' "$OUT/tests.log" | sort -u
+# every cell checks its own results against the scalar reference
+speed() {
+  local name=$1
+  shift
+  timeout "${SPEED_LIMIT:-140}" .gpu/batch-speed --backends wgpu,auto --seconds "${SECS:-1}" \
+    --json "$OUT/$name.json" "$@" > "$OUT/$name.txt" 2> "$logs/$name.err" || status=1
+  tail -n 5 "$logs/$name.err" >> "$OUT/$name.txt"
+  cat "$OUT/$name.txt"
+}
+speed speed-sweep --algs "${ALGS:-rsa2048,ecdsap256}" --batch "${BATCH:-65536}" \
+  --sweep --sweep-sizes "${SIZES:-1,256,4096,16384}" --plot "$OUT/speed-sweep.svg"
+speed speed-more --algs "${ALGS2:-ecdsap384,ecdsap521,rsa3072}" --batch "${BATCH:-65536}"
 exit $status
