@@ -179,6 +179,9 @@ impl<const L: usize> MontyParams<L> {
             let (t, t_hi) = redc_p256(sqr4(a4));
             return self.final_sub(widen(t), t_hi);
         }
+        if let Some(a9) = self.p521_form(a) {
+            return self.final_sub(widen(redc_p521(sqr_wide(a9))), 0);
+        }
         let m = &self.modulus.0;
         // `L` is public. Measured (docs in the module header): up to 16 limbs the separate
         // square does not beat CIOS; the column-wise reduction wins from 32 limbs on.
@@ -201,6 +204,24 @@ impl<const L: usize> MontyParams<L> {
     fn p256_form<'a>(&self, a: &'a Uint<L>) -> Option<&'a [u64; 4]> {
         if L == 4 && self.m0inv == 1 && self.modulus.0[..] == P256_P[..] {
             a.0.first_chunk::<4>()
+        } else {
+            None
+        }
+    }
+
+    /// `a`'s limbs where this is P-521's field (`L = 9` and `m = 2^521 − 1`), whose Montgomery
+    /// reduction needs no multiplication at all ([`redc_p521`]). Only the squaring takes it
+    /// (each off-diagonal product once: 45 multiplications where CIOS has 81 for the product
+    /// and the reduction's, which LLVM turns into shifts and subtractions for this all-ones
+    /// modulus). Measured with `avx2bench`'s scalar rows (docs/PERF.md): products through it
+    /// too made `k·G` 1–3 % slower than CIOS; the squaring alone gives `k·Q` and
+    /// `u₁·G + u₂·Q` 6–9 % and `k·G` 3–4 %, where the same square under the generic
+    /// row-wise reduction loses 15–19 %. Folds away for the curve code's constant `P521.p`,
+    /// as [`Self::p256_form`] does; elsewhere it compares public data.
+    #[inline(always)]
+    fn p521_form<'a>(&self, a: &'a Uint<L>) -> Option<&'a [u64; 9]> {
+        if L == 9 && self.m0inv == 1 && self.modulus.0[..] == P521_P[..] {
+            a.0.first_chunk::<9>()
         } else {
             None
         }
@@ -555,11 +576,11 @@ const P256_P: [u64; 4] = [
     0xffff_ffff_0000_0001,
 ];
 
-/// `[0u64; L]` with `t` in its low four limbs (`L = 4` wherever it is called).
+/// `[0u64; L]` with `t` in its low `K` limbs (`K = L` wherever it is called).
 #[inline(always)]
-fn widen<const L: usize>(t: [u64; 4]) -> Uint<L> {
+fn widen<const L: usize, const K: usize>(t: [u64; K]) -> Uint<L> {
     let mut out = [0u64; L];
-    out[..4].copy_from_slice(&t);
+    out[..K].copy_from_slice(&t);
     Uint(out)
 }
 
@@ -634,6 +655,51 @@ fn redc_p256(w: [[u64; 4]; 2]) -> ([u64; 4], u64) {
         pending = c;
     }
     ([w[4], w[5], w[6], w[7]], pending)
+}
+
+/// P-521's field prime `2^521 − 1`, little-endian limbs.
+const P521_P: [u64; 9] = [
+    u64::MAX,
+    u64::MAX,
+    u64::MAX,
+    u64::MAX,
+    u64::MAX,
+    u64::MAX,
+    u64::MAX,
+    u64::MAX,
+    0x1ff,
+];
+
+/// Montgomery reduction modulo P-521's prime `p = 2^521 − 1` of a double-width `w < R·p`
+/// (`R = 2^576`), with no multiplication. Write `w = hi·R + lo`; then `w·R⁻¹ ≡ hi + lo·R⁻¹`,
+/// and `R = 2^521·2^55 ≡ 2^55`, so `lo·R⁻¹ ≡ lo·2^−55 = ⌊lo/2^55⌋ + (lo mod 2^55)·2^−55`, where
+/// `2^−55 ≡ 2^466`. The three terms are each below `2^521` (`hi` because `w < 2^1097`), so
+/// their sum `s < 3·2^521` fits the nine limbs; one fold (`2^521 ≡ 1`) leaves it at most
+/// `p + 2 < 2p`, the generic kernels' contract for the final subtraction. Constant-time:
+/// fixed shifts, masks and carry chains.
+#[inline(always)]
+fn redc_p521(w: [[u64; 9]; 2]) -> [u64; 9] {
+    const TOP: u64 = 0x1ff; // bits 512 … 520, in limb 8
+    let [lo, hi] = w;
+    let mut s = [0u64; 9];
+    let mut c = 0;
+    for i in 0..9 {
+        let above = if i < 8 { lo[i + 1] << 9 } else { 0 };
+        (s[i], c) = adc(hi[i], (lo[i] >> 55) | above, c);
+    }
+    // (lo mod 2^55)·2^466: bit 466 is bit 18 of limb 7
+    let low = lo[0] & ((1 << 55) - 1);
+    let c2;
+    (s[7], c) = adc(s[7], low << 18, c);
+    (s[8], c2) = adc(s[8], low >> 46, c);
+    debug_assert_eq!(c2, 0, "s < 3·2^521 never carries out of limb 8");
+    // fold bits 521 … 522 (s < 3·2^521) back onto bit 0
+    let mut c = s[8] >> 9;
+    s[8] &= TOP;
+    for x in s.iter_mut() {
+        (*x, c) = adc(*x, c, 0);
+    }
+    s
 }
 
 /// Coarsely integrated operand scanning: row `i` adds `a·b_i`, then `u·m` with `u` chosen to
@@ -900,6 +966,100 @@ mod tests {
             check_modulus::<9>(m, &mut rng);
         }
         check_modulus::<2>((BigUint::from(1u8) << 128) - 1u8, &mut rng);
+    }
+
+    /// P-521's squaring through `redc_p521` against the generic kernel and num-bigint: edge
+    /// values (0, 1, p − 1, p − 2, powers of two around bits 55 and 466, where it splits),
+    /// random ones, a first operand up to `R − 1` for the products, the reduction alone on
+    /// double-width values whose sums need the fold, and Montgomery-form round trips.
+    #[test]
+    fn p521_reduction_matches_generic() {
+        let cp = &crate::curve::P521.p;
+        let rt = MontyParams::new_vartime(cp.modulus());
+        assert_eq!(rt, *cp);
+        assert!(rt.p521_form(&Uint::ZERO).is_some());
+        // other 9-limb moduli keep the generic kernel, P-521's order among them
+        assert!(crate::curve::P521.n.p521_form(&Uint::ZERO).is_none());
+        let m = big(cp.modulus());
+        let r: BigUint = BigUint::from(1u8) << 576usize;
+        let rinv = r.modinv(&m).expect("R is invertible mod p");
+        let pm = |k: u64| from_big::<9>(&(&m - k));
+        let pow2 = |k: usize| from_big::<9>(&(BigUint::from(1u8) << k));
+        let mut edges = vec![
+            Uint::ZERO,
+            Uint::ONE,
+            pow2(1),
+            pm(1),
+            pm(2),
+            *cp.one(),
+            *cp.r2(),
+            pow2(54),
+            pow2(55),
+            pow2(56),
+            pow2(465),
+            pow2(466),
+            pow2(520),
+            from_big(&((BigUint::from(1u8) << 55usize) - 1u8)),
+            from_big(&((BigUint::from(1u8) << 520usize) - 1u8)),
+        ];
+        let mut rng = rand::rng();
+        for _ in 0..64 {
+            edges.push(from_big(&rng.gen_biguint_below(&m)));
+        }
+        // the contract allows a < R for one operand (into Montgomery form): up to 2^576 − 1
+        let wide = [
+            Uint([u64::MAX; 9]),
+            from_big(&(&m + 1u8)),
+            from_big(&(BigUint::from(1u8) << 575usize)),
+            from_big(&rng.gen_biguint_below(&r)),
+        ];
+        let generic = |a: &Uint<9>, b: &Uint<9>| {
+            let (t, t_hi) = mul_cios(&a.0, &b.0, &cp.modulus().0, cp.m0inv);
+            cp.final_sub(Uint(t), t_hi)
+        };
+        for a in edges.iter().chain(&wide) {
+            for b in &edges {
+                let want = generic(a, b);
+                assert_eq!(big(&want), big(a) * big(b) * &rinv % &m, "{a:?} · {b:?}");
+                assert_eq!(cp.mul(a, b), want, "{a:?} · {b:?}");
+                assert_eq!(rt.mul(a, b), want, "{a:?} · {b:?} (run-time parameters)");
+            }
+        }
+        for a in &edges {
+            assert_eq!(cp.square(a), generic(a, a), "{a:?}²");
+            assert_eq!(rt.square(a), generic(a, a), "{a:?}² (run-time parameters)");
+        }
+        // the reduction alone on double-width values whose sums pass 2^521 and 2^522 (the
+        // fold needed), and the largest allowed, R·p − 1
+        let two521 = BigUint::from(1u8) << 521usize;
+        let mut ws = vec![&r * &m - 1u8, &m * &m, BigUint::ZERO, m.clone()];
+        for k in [1u64, 2, 3, 1 << 20, (1 << 54) - 1] {
+            for j in [1u64, 2, 3, 1 << 30] {
+                // lo near 2^521 and hi = k·2^521 + (2^521 − j'): lo + hi passes 2^522 − 1
+                ws.push(&two521 * (&two521 * k + (&two521 - j)) + (&two521 - j));
+                ws.push(&two521 * (&two521 - 1u8) + (&two521 - j));
+                ws.push(&two521 * (&two521 * k) + (&two521 - j));
+            }
+        }
+        for _ in 0..64 {
+            ws.push(rng.gen_biguint_below(&(&r * &m)));
+        }
+        for w in &ws {
+            assert!(*w < &r * &m);
+            let wide = from_big::<18>(w);
+            let halves: [[u64; 9]; 2] = [
+                wide.0[..9].try_into().unwrap(),
+                wide.0[9..].try_into().unwrap(),
+            ];
+            let t = big(&Uint(redc_p521(halves)));
+            assert!(t < &m + &m, "{w:x}: reduced below 2p");
+            assert_eq!(t % &m, w * &rinv % &m, "{w:x}");
+        }
+        // into and out of Montgomery form round-trips every value below R
+        for a in edges.iter().chain(&wide) {
+            let want = from_big::<9>(&(big(a) % &m));
+            assert_eq!(cp.from_monty(&cp.to_monty(a)), want, "{a:?}");
+        }
     }
 
     /// P-256's special-form reduction against the generic CIOS kernel and against num-bigint:
