@@ -202,8 +202,15 @@ impl<const L: usize> MontyParams<L> {
     /// 2^64`), then the modulus.
     #[inline(always)]
     fn p256_form<'a>(&self, a: &'a Uint<L>) -> Option<&'a [u64; 4]> {
-        if L == 4 && self.m0inv == 1 && self.modulus.0[..] == P256_P[..] {
-            a.0.first_chunk::<4>()
+        self.shaped(a, &P256_P)
+    }
+
+    /// `a`'s limbs where the modulus is `prime` (`−prime⁻¹ ≡ 1 mod 2^64`, as for P-256 and
+    /// P-521): `L`, then `m0inv`, then the modulus compared, all public.
+    #[inline(always)]
+    fn shaped<'a, const K: usize>(&self, a: &'a Uint<L>, prime: &[u64; K]) -> Option<&'a [u64; K]> {
+        if L == K && self.m0inv == 1 && self.modulus.0[..] == prime[..] {
+            a.0.first_chunk::<K>()
         } else {
             None
         }
@@ -220,11 +227,7 @@ impl<const L: usize> MontyParams<L> {
     /// as [`Self::p256_form`] does; elsewhere it compares public data.
     #[inline(always)]
     fn p521_form<'a>(&self, a: &'a Uint<L>) -> Option<&'a [u64; 9]> {
-        if L == 9 && self.m0inv == 1 && self.modulus.0[..] == P521_P[..] {
-            a.0.first_chunk::<9>()
-        } else {
-            None
-        }
+        self.shaped(a, &P521_P)
     }
 
     /// Reduces `t_hi·R + t` (known `< 2m`) to `< m`.
@@ -968,6 +971,34 @@ mod tests {
         check_modulus::<2>((BigUint::from(1u8) << 128) - 1u8, &mut rng);
     }
 
+    /// Products (`edges ∪ wide` × `edges`) and squares (`edges`) of `cp` and of the same
+    /// parameters built at run time, against the generic CIOS kernel and num-bigint.
+    fn check_mul_square_vs_generic<const L: usize>(
+        cp: &MontyParams<L>,
+        rinv: &BigUint,
+        edges: &[Uint<L>],
+        wide: &[Uint<L>],
+    ) {
+        let rt = MontyParams::new_vartime(cp.modulus());
+        let m = big(cp.modulus());
+        let generic = |a: &Uint<L>, b: &Uint<L>| {
+            let (t, t_hi) = mul_cios(&a.0, &b.0, &cp.modulus().0, cp.m0inv);
+            cp.final_sub(Uint(t), t_hi)
+        };
+        for a in edges.iter().chain(wide) {
+            for b in edges {
+                let want = generic(a, b);
+                assert_eq!(big(&want), big(a) * big(b) * rinv % &m, "{a:?} · {b:?}");
+                assert_eq!(cp.mul(a, b), want, "{a:?} · {b:?}");
+                assert_eq!(rt.mul(a, b), want, "{a:?} · {b:?} (run-time parameters)");
+            }
+        }
+        for a in edges {
+            assert_eq!(cp.square(a), generic(a, a), "{a:?}²");
+            assert_eq!(rt.square(a), generic(a, a), "{a:?}² (run-time parameters)");
+        }
+    }
+
     /// P-521's squaring through `redc_p521` against the generic kernel and num-bigint: edge
     /// values (0, 1, p − 1, p − 2, powers of two around bits 55 and 466, where it splits),
     /// random ones, a first operand up to `R − 1` for the products, the reduction alone on
@@ -1013,22 +1044,7 @@ mod tests {
             from_big(&(BigUint::from(1u8) << 575usize)),
             from_big(&rng.gen_biguint_below(&r)),
         ];
-        let generic = |a: &Uint<9>, b: &Uint<9>| {
-            let (t, t_hi) = mul_cios(&a.0, &b.0, &cp.modulus().0, cp.m0inv);
-            cp.final_sub(Uint(t), t_hi)
-        };
-        for a in edges.iter().chain(&wide) {
-            for b in &edges {
-                let want = generic(a, b);
-                assert_eq!(big(&want), big(a) * big(b) * &rinv % &m, "{a:?} · {b:?}");
-                assert_eq!(cp.mul(a, b), want, "{a:?} · {b:?}");
-                assert_eq!(rt.mul(a, b), want, "{a:?} · {b:?} (run-time parameters)");
-            }
-        }
-        for a in &edges {
-            assert_eq!(cp.square(a), generic(a, a), "{a:?}²");
-            assert_eq!(rt.square(a), generic(a, a), "{a:?}² (run-time parameters)");
-        }
+        check_mul_square_vs_generic(cp, &rinv, &edges, &wide);
         // the reduction alone on double-width values whose sums pass 2^521 and 2^522 (the
         // fold needed), and the largest allowed, R·p − 1
         let two521 = BigUint::from(1u8) << 521usize;
@@ -1097,22 +1113,7 @@ mod tests {
             edges.push(from_big(&rng.gen_biguint_below(&m)));
         }
         let wide = [Uint([u64::MAX; 4]), Uint([u64::MAX, 0, u64::MAX, u64::MAX])];
-        let generic = |a: &Uint<4>, b: &Uint<4>| {
-            let (t, t_hi) = mul_cios(&a.0, &b.0, &cp.modulus().0, cp.m0inv);
-            cp.final_sub(Uint(t), t_hi)
-        };
-        for a in edges.iter().chain(&wide) {
-            for b in &edges {
-                let want = generic(a, b);
-                assert_eq!(big(&want), big(a) * big(b) * &rinv % &m, "{a:?} · {b:?}");
-                assert_eq!(cp.mul(a, b), want, "{a:?} · {b:?}");
-                assert_eq!(rt.mul(a, b), want, "{a:?} · {b:?} (run-time parameters)");
-            }
-        }
-        for a in &edges {
-            assert_eq!(cp.square(a), generic(a, a), "{a:?}²");
-            assert_eq!(rt.square(a), generic(a, a), "{a:?}² (run-time parameters)");
-        }
+        check_mul_square_vs_generic(cp, &rinv, &edges, &wide);
     }
 
     /// Square roots: every residue mod 97 (`p − 1 = 2^5·3`, Tonelli–Shanks) and mod 103
