@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the `device` machine (carry [".gpu", ".gl"], prepared by scripts/gpu-prepare.sh):
 # the wgpu equivalence tests on the GPU, then batch-speed with the wgpu backend beside the best
-# CPU backend (`auto`) at a large batch and over a batch-size sweep, then the kernel rates
-# (`ec_rate`, `modexp_rate`) over batch sizes. Everything goes to $OUT (default ./gpu-out):
+# CPU backend (`auto`) at a large batch and over a batch-size sweep (RSA-2048, P-256), then at
+# the large batch for P-384, P-521 and RSA-3072. Everything goes to $OUT (default ./gpu-out):
 # logs, JSON, SVG. Every step runs under its own `timeout`, so the script ends inside the
 # device call's limit and what finished comes back. GPU_RUN_LOCAL=1 skips the loader set-up (to
 # try the script on a machine with a driver); SECS, SIZES, ALGS, ALGS2, BATCH, TEST_LIMIT and
