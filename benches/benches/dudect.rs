@@ -6,7 +6,9 @@
 //! For each constant-time operation, two classes of secret input are timed in random order
 //! through the `Backend` trait, one batch of 8 jobs (one `zmm` group) per measurement: a
 //! *fixed* secret with the most structure we could think of (the scalar 1: one non-zero digit;
-//! the exponent `2^(b−1) + 1`; the base 1; the point `G`) against fresh *random* secrets. A
+//! the exponent `2^(b−1) + 1`; the base 1; the point `G`) against fresh *random* secrets —
+//! in every job of the batch, and (the `one …` cases) in the first job only, beside random
+//! ones, so that lane masks are mixed, as a masked store's timing needs to show. A
 //! Welch t-test compares the two timing distributions, uncropped and cropped at several
 //! percentiles (long tails from interrupts hide small differences). |t| above 4.5 is the usual
 //! "probably leaks" line, above 10 "certainly". Two controls — variable-time operations fed the
@@ -205,7 +207,9 @@ fn ec_cases<'a>(b: &'a dyn Backend, curve: Curve) -> Vec<Case<'a>> {
     let mut r2 = rng(2);
     let mut r3 = rng(3);
     let mut r4 = rng(4);
+    let mut r5 = rng(5);
     let pool2 = pool.clone();
+    let pool3 = pool.clone();
     vec![
         Case {
             name: format!("{name} k·G, k = 1 vs random"),
@@ -224,6 +228,28 @@ fn ec_cases<'a>(b: &'a dyn Backend, curve: Curve) -> Vec<Case<'a>> {
                 let k = scalars(&mut r2, class);
                 let q: Vec<AffinePoint> = (0..JOBS)
                     .map(|_| pool[r2.random_range(0..pool.len())])
+                    .collect();
+                Box::new(move || {
+                    black_box(
+                        b.mul_point(curve, black_box(&q), black_box(&k))
+                            .expect("batch"),
+                    );
+                })
+            }),
+        },
+        // k = 1 in the first job only: its lane's digits are zero while the others' are not,
+        // so every lane mask is mixed, which the all-equal classes above never make. This is
+        // the case that found selections compiled to masked stores (docs/SECURITY.md).
+        Case {
+            name: format!("{name} k·Q, one k = 1 vs random"),
+            control: false,
+            prepare: Box::new(move |class| {
+                let mut k = random_scalars(&mut r5, curve, JOBS);
+                if class == Class::Fixed {
+                    k[0] = one;
+                }
+                let q: Vec<AffinePoint> = (0..JOBS)
+                    .map(|_| pool3[r5.random_range(0..pool3.len())])
                     .collect();
                 Box::new(move || {
                     black_box(
@@ -296,9 +322,10 @@ fn modexp_cases<'a>(b: &'a dyn Backend, bits: usize, jobs: usize) -> Vec<Case<'a
     };
     let mut one = vec![0u64; limbs];
     one[0] = 1;
-    let (m1, m2, m3) = (m.clone(), m.clone(), m);
-    let (mut r1, mut r2, mut r3) = (rng(5), rng(6), rng(7));
+    let (m1, m2, m3, m4) = (m.clone(), m.clone(), m.clone(), m);
+    let (mut r1, mut r2, mut r3, mut r4) = (rng(5), rng(6), rng(7), rng(8));
     let fe = fixed_exp.clone();
+    let fe1 = fixed_exp.clone();
     let run = move |b: &'a dyn Backend,
                     m: Vec<u64>,
                     bases: Vec<Vec<u64>>,
@@ -323,7 +350,7 @@ fn modexp_cases<'a>(b: &'a dyn Backend, bits: usize, jobs: usize) -> Vec<Case<'a
             black_box(out.expect("batch"));
         }) as Box<dyn FnOnce() + 'a>
     };
-    vec![
+    let mut cases = vec![
         Case {
             name: format!("modexp {bits}{tag}, e = 2^{}+1 vs random", bits - 1),
             control: false,
@@ -366,5 +393,22 @@ fn modexp_cases<'a>(b: &'a dyn Backend, bits: usize, jobs: usize) -> Vec<Case<'a
                 run(b, m3.clone(), bases, exps, true)
             }),
         },
-    ]
+    ];
+    if jobs > 1 {
+        // The fixed exponent in the first job only: mixed lane masks in every lookup (see
+        // the `k·Q, one k = 1` case).
+        cases.push(Case {
+            name: format!("modexp {bits}{tag}, one e = 2^{}+1 vs random", bits - 1),
+            control: false,
+            prepare: Box::new(move |class| {
+                let bases = (0..jobs).map(|_| below_m(&mut r4)).collect();
+                let mut exps: Vec<Vec<u64>> = (0..jobs).map(|_| random_exp(&mut r4)).collect();
+                if class == Class::Fixed {
+                    exps[0] = fe1.clone();
+                }
+                run(b, m4.clone(), bases, exps, false)
+            }),
+        });
+    }
+    cases
 }

@@ -270,17 +270,46 @@ pub fn normalise_signed<S: Lanes, const N: usize>(s: S, x: &mut [S::V; N]) {
     }
 }
 
-/// Reads every entry of `table` and keeps, per lane, entry `idx` (lanes of `idx` are
-/// `< table.len()`; anything else gives zero digits). Constant-time: every entry is loaded,
-/// lanes are chosen by mask.
+/// Reads every entry of `table` (at most 64) and keeps, per lane, entry `idx` (lanes of `idx`
+/// are `< table.len()`; anything else gives zero digits). Constant-time: every entry is
+/// loaded, lanes are chosen by mask.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
 #[inline]
 pub fn lookup<S: Lanes, const N: usize>(s: S, table: &[[S::V; N]], idx: S::V) -> [S::V; N] {
+    assert!(table.len() <= 64, "lookup tables have at most 64 entries");
+    let none = s.eq(s.zero(), s.splat(1));
+    let mut hits = [none; 64];
+    for (t, h) in hits.iter_mut().enumerate().take(table.len()) {
+        *h = s.eq(idx, s.splat(t as u64));
+    }
+    select_entries(s, &hits[..table.len()], |t| &table[t])
+}
+
+/// Per lane, the digits of the entry whose mask in `hits` has the lane (zero digits where
+/// none has it); reads every entry. The digits go eight at a time, each group chosen in
+/// registers over all the entries and stored once: selecting entry by entry into an array in
+/// memory lets LLVM store each entry's hit lanes with a store masked by the secret index,
+/// which later loads wait on for a mask-dependent time (see [`Lanes::opaque`]).
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+#[inline]
+pub fn select_entries<'a, S: Lanes, const N: usize>(
+    s: S,
+    hits: &[S::M],
+    entry: impl Fn(usize) -> &'a [S::V; N],
+) -> [S::V; N] {
+    const GROUP: usize = 8;
     let mut out = [s.zero(); N];
-    for (t, e) in table.iter().enumerate() {
-        let hit = s.eq(idx, s.splat(t as u64));
-        for j in 0..N {
-            out[j] = s.select(out[j], e[j], hit);
+    for j0 in (0..N).step_by(GROUP) {
+        let n = GROUP.min(N - j0);
+        let mut acc = [s.zero(); GROUP];
+        for (t, &hit) in hits.iter().enumerate() {
+            let e = entry(t);
+            for (b, a) in acc.iter_mut().enumerate().take(n) {
+                *a = s.select(*a, e[j0 + b], hit);
+            }
+        }
+        for (o, &a) in out[j0..j0 + n].iter_mut().zip(&acc) {
+            *o = s.opaque(a);
         }
     }
     out

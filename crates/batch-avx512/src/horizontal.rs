@@ -193,15 +193,16 @@ fn pow<const R: usize, const K: usize>(
         let mut entry = [[s.zero(); R]; K];
         for k in 0..K {
             let want = s.splat(window(exps[k], win * w, w));
-            for (e, t) in table.iter().enumerate() {
-                // The mask compares two broadcasts, so the optimiser knows it is all or
-                // nothing and could choose between whole entries by a jump on the secret
-                // window; behind `black_box` it is an opaque mask, used by masked moves.
-                let hit = core::hint::black_box(s.eq(s.splat(e as u64), want));
-                for j in 0..R {
-                    entry[k][j] = s.select(entry[k][j], t[k][j], hit);
-                }
+            // The mask compares two broadcasts, so the optimiser knows it is all or nothing
+            // and could choose between whole entries by a jump on the secret window; behind
+            // `black_box` it is an opaque mask, used by masked moves (in registers:
+            // `field::select_entries`).
+            let none = s.eq(s.zero(), s.splat(1));
+            let mut hits = [none; 64];
+            for (e, h) in hits.iter_mut().enumerate().take(table.len()) {
+                *h = core::hint::black_box(s.eq(s.splat(e as u64), want));
             }
+            entry[k] = crate::field::select_entries(s, &hits[..table.len()], |t| &table[t][k]);
         }
         if win == windows - 1 {
             acc = entry; // acc is one: skip the squarings and the product

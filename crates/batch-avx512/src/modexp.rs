@@ -498,7 +498,10 @@ fn pow_vartime<S: Lanes, const N: usize>(
         } else {
             let hit = s.eq(s.from_lanes(lb), s.splat(1));
             for j in 0..N {
-                acc[j] = s.select(acc[j], t[j], hit);
+                // public bits, but `opaque` all the same: this is inlined into the kernel
+                // that also runs the constant-time path, whose built code
+                // `scripts/masked-store-check.sh` checks for masked stores
+                acc[j] = s.opaque(s.select(acc[j], t[j], hit));
             }
         }
     }

@@ -100,6 +100,13 @@ pub trait Lanes: Copy + Send + Sync + core::fmt::Debug + 'static {
     fn eq(self, a: Self::V, b: Self::V) -> Self::M;
     /// `b` in the lanes of `m`, `a` elsewhere.
     fn select(self, a: Self::V, b: Self::V, m: Self::M) -> Self::V;
+    /// `v`, as a register value the compiler cannot see through (an empty `asm!`). For a
+    /// selection whose result overwrites one of its operands in memory: without it, LLVM
+    /// stores only the lanes that changed (a *masked store*), and the next load of the value
+    /// then waits on store forwarding, which the core grants or refuses by the mask — a
+    /// timing difference where the mask is secret (docs/SECURITY.md, "Masked stores";
+    /// `scripts/masked-store-check.sh` checks the built code for them).
+    fn opaque(self, v: Self::V) -> Self::V;
 }
 
 // SAFETY (every `unsafe` block below): `self` is a `Z8`/`Y4`, which only `Ifma` — built by
@@ -181,6 +188,10 @@ impl Lanes for Z8 {
     fn select(self, a: __m512i, b: __m512i, m: __mmask8) -> __m512i {
         unsafe { _mm512_mask_mov_epi64(a, m, b) }
     }
+    #[inline(always)]
+    fn opaque(self, v: __m512i) -> __m512i {
+        unsafe { opaque_zmm(v) }
+    }
 }
 
 impl Lanes for Y4 {
@@ -259,6 +270,32 @@ impl Lanes for Y4 {
     fn select(self, a: __m256i, b: __m256i, m: __mmask8) -> __m256i {
         unsafe { _mm256_mask_mov_epi64(a, m, b) }
     }
+    #[inline(always)]
+    fn opaque(self, v: __m256i) -> __m256i {
+        unsafe { opaque_ymm(v) }
+    }
+}
+
+/// [`Lanes::opaque`] for a `zmm` register.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn opaque_zmm(mut v: __m512i) -> __m512i {
+    // SAFETY: an empty template; the register is its only operand.
+    unsafe {
+        core::arch::asm!("/* {0} */", inout(zmm_reg) v, options(pure, nomem, nostack, preserves_flags));
+    }
+    v
+}
+
+/// [`opaque_zmm`] for a `ymm` register.
+#[target_feature(enable = "avx")]
+#[inline]
+fn opaque_ymm(mut v: __m256i) -> __m256i {
+    // SAFETY: as in `opaque_zmm`.
+    unsafe {
+        core::arch::asm!("/* {0} */", inout(ymm_reg) v, options(pure, nomem, nostack, preserves_flags));
+    }
+    v
 }
 
 /// Cross-lane operations of the horizontal form (`crate::horizontal`: one number's digits

@@ -141,6 +141,25 @@ pub struct JacEntry<S: Lanes, const N: usize> {
 }
 
 impl<S: Lanes, const N: usize> Jac<S, N> {
+    /// The same point, every register through [`Lanes::opaque`] (for an update in place
+    /// under a secret mask: `varbase::mul`).
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    #[inline]
+    pub fn opaque(mut self, f: &CurveField<S, N>) -> Self {
+        // a loop, not a closure: closures do not inherit the target features, and an
+        // out-of-line call per register costs more than the selection
+        for v in self
+            .x
+            .d
+            .iter_mut()
+            .chain(&mut self.y.d)
+            .chain(&mut self.z.d)
+        {
+            *v = f.s.opaque(*v);
+        }
+        self
+    }
+
     /// `(x : y : 1)`.
     #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
     #[inline]

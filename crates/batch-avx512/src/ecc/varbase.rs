@@ -101,7 +101,9 @@ pub fn mul<S: Lanes, const N: usize>(
         let (mag, neg) = digit(i);
         let e = signed(mag, neg);
         let sum = Jac::select(&acc.add(&e, f), &e.p, s.eq(seen, s.zero()), f);
-        acc = Jac::select(&sum, &acc, s.eq(mag, s.zero()), f);
+        // `opaque`: otherwise the update is a store of the changed lanes, masked by the
+        // digits, which the next doubling's loads wait on for a mask-dependent time.
+        acc = Jac::select(&sum, &acc, s.eq(mag, s.zero()), f).opaque(f);
         seen = s.or(seen, mag);
     }
     // The last window, where acc = ±entry can occur: the complete addition.
