@@ -6,8 +6,9 @@
 # lives in memory; the next full load of `x` then waits on store forwarding, which the core
 # grants or refuses by the mask's value. With a mask made from secret digits, that is a timing
 # difference: dudect measured |t| = 19–26 on Sapphire Rapids for one job's digits zero among
-# seven random ones. `Lanes::select` (crates/batch-avx512/src/simd.rs) keeps selections in
-# registers; this scan proves it for the code as built, in every monomorphised instance.
+# seven random ones. `Lanes::opaque` (crates/batch-avx512/src/simd.rs) and
+# `field::select_entries` keep such selections in registers; this scan proves it for the code
+# as built, in every monomorphised instance.
 #
 #   scripts/masked-store-check.sh [BINARY]   default: target/release/ct-check (scripts/ct-check.sh
 #                                            builds it; it links every backend)

@@ -187,6 +187,21 @@ fn random_scalars(r: &mut impl Rng, curve: Curve, count: usize) -> Vec<EcUint> {
     ec_scalars(r, curve, count + 6).split_off(6)
 }
 
+/// A timed `k·Q` batch over prepared inputs.
+fn mul_point_run<'a>(
+    b: &'a dyn Backend,
+    curve: Curve,
+    q: Vec<AffinePoint>,
+    k: Vec<EcUint>,
+) -> Box<dyn FnOnce() + 'a> {
+    Box::new(move || {
+        black_box(
+            b.mul_point(curve, black_box(&q), black_box(&k))
+                .expect("batch"),
+        );
+    })
+}
+
 fn ec_cases<'a>(b: &'a dyn Backend, curve: Curve) -> Vec<Case<'a>> {
     let name = curve.name();
     let one = EcUint::from_limbs(&[1]).expect("1 fits");
@@ -236,12 +251,7 @@ fn ec_cases<'a>(b: &'a dyn Backend, curve: Curve) -> Vec<Case<'a>> {
                 let q: Vec<AffinePoint> = (0..JOBS)
                     .map(|_| pool[r2.random_range(0..pool.len())])
                     .collect();
-                Box::new(move || {
-                    black_box(
-                        b.mul_point(curve, black_box(&q), black_box(&k))
-                            .expect("batch"),
-                    );
-                })
+                mul_point_run(b, curve, q, k)
             }),
         },
         // k = 1 in the first job only: its lane's digits are zero while the others' are not,
@@ -258,12 +268,7 @@ fn ec_cases<'a>(b: &'a dyn Backend, curve: Curve) -> Vec<Case<'a>> {
                 let q: Vec<AffinePoint> = (0..JOBS)
                     .map(|_| pool3[r5.random_range(0..pool3.len())])
                     .collect();
-                Box::new(move || {
-                    black_box(
-                        b.mul_point(curve, black_box(&q), black_box(&k))
-                            .expect("batch"),
-                    );
-                })
+                mul_point_run(b, curve, q, k)
             }),
         },
         Case {
@@ -277,12 +282,7 @@ fn ec_cases<'a>(b: &'a dyn Backend, curve: Curve) -> Vec<Case<'a>> {
                         .map(|_| pool2[r3.random_range(0..pool2.len())])
                         .collect(),
                 };
-                Box::new(move || {
-                    black_box(
-                        b.mul_point(curve, black_box(&q), black_box(&k))
-                            .expect("batch"),
-                    );
-                })
+                mul_point_run(b, curve, q, k)
             }),
         },
         Case {
