@@ -32,6 +32,42 @@ pub struct WgpuOptions {
     /// Open the device with at most this storage-binding size (bytes) instead of the
     /// adapter's: a smaller device, so tests reach the device-limit split with small batches.
     pub max_storage_binding: Option<u32>,
+    /// Where EC results are made affine (`BATCHSIG_WGPU_NORMALIZE=gpu` or `host`); `None`
+    /// chooses by adapter ([`Normalize::for_device_type`]).
+    pub normalize: Option<Normalize>,
+}
+
+/// Where the projective results of an EC chunk are made affine: on the host (one inversion
+/// per `ecc::NORMALIZE_CHUNK` results, in parallel over rayon, while the GPU runs the next
+/// chunk) or on the GPU (`shaders/normalize.wgsl`: one more dispatch per chunk, one
+/// inversion per workgroup). Either way the host checks every result on the curve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Normalize {
+    Host,
+    Gpu,
+}
+
+impl Normalize {
+    /// The default for an adapter of type `t`: the host where the adapter is a CPU (on
+    /// llvmpipe the GPU's work is the host's cores' work, and the host's normalisation
+    /// measured cheaper there: docs/PERF.md), the GPU otherwise, where it takes the host's
+    /// share of the work off the cores that also run the schemes.
+    pub fn for_device_type(t: wgpu::DeviceType) -> Self {
+        if t == wgpu::DeviceType::Cpu {
+            Normalize::Host
+        } else {
+            Normalize::Gpu
+        }
+    }
+
+    /// `gpu` or `host` (case-insensitive).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "gpu" => Some(Normalize::Gpu),
+            "host" => Some(Normalize::Host),
+            _ => None,
+        }
+    }
 }
 
 impl Default for WgpuOptions {
@@ -42,12 +78,14 @@ impl Default for WgpuOptions {
             timeout: Duration::from_secs(600),
             int64: true,
             max_storage_binding: None,
+            normalize: None,
         }
     }
 }
 
 impl WgpuOptions {
-    /// Options from `WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and `BATCHSIG_WGPU_INT64`.
+    /// Options from `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `BATCHSIG_WGPU_INT64` and
+    /// `BATCHSIG_WGPU_NORMALIZE` (an unknown value is ignored).
     pub fn from_env() -> Self {
         Self {
             backends: wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all()),
@@ -55,6 +93,9 @@ impl WgpuOptions {
                 .ok()
                 .filter(|s| !s.is_empty()),
             int64: std::env::var("BATCHSIG_WGPU_INT64").map_or(true, |v| v != "0" && v != "false"),
+            normalize: std::env::var("BATCHSIG_WGPU_NORMALIZE")
+                .ok()
+                .and_then(|v| Normalize::parse(&v)),
             ..Self::default()
         }
     }
@@ -71,8 +112,9 @@ pub(crate) struct ModexpPipelines {
 }
 
 /// The entry points of one curve's shader (`shaders/scalar_mul.wgsl`) and its fixed-base
-/// table. The shared-point entry point is compiled on first use
-/// ([`GpuContext::ec_shared_pipeline`]): a batch without a repeated key never pays for it.
+/// table. The shared-point and normalisation entry points are compiled on first use
+/// ([`GpuContext::ec_extra_pipeline`]): a batch without a repeated key never pays for the
+/// first, a host that normalises never for the second.
 #[derive(Debug)]
 pub(crate) struct EcPipelines {
     pub base: wgpu::ComputePipeline,
@@ -80,6 +122,26 @@ pub(crate) struct EcPipelines {
     pub double: wgpu::ComputePipeline,
     pub base_table: wgpu::Buffer,
     shared: Mutex<Option<wgpu::ComputePipeline>>,
+    normalize: Mutex<Option<wgpu::ComputePipeline>>,
+}
+
+/// The entry points of an EC shader compiled on first use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EcExtra {
+    /// `ec_double_shared_vartime`
+    Shared,
+    /// `ec_normalize`
+    Normalize,
+}
+
+/// One dispatch of a chunk: the pipeline, the `first` and `steps` of its uniform, and the
+/// invocations per workgroup of its entry point.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Dispatch<'a> {
+    pub pipeline: &'a wgpu::ComputePipeline,
+    pub first: usize,
+    pub steps: usize,
+    pub group: usize,
 }
 
 /// A submitted chunk: its readback buffer, mapped once the submission completes, and the
@@ -205,6 +267,8 @@ pub(crate) struct GpuContext {
     pub timeout: Duration,
     /// The product path every shader of this device is composed with.
     pub arith: shaders::Arith,
+    /// Where EC results are made affine.
+    pub normalize: Normalize,
     layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
     modexp_pipelines: Mutex<HashMap<usize, Arc<ModexpPipelines>>>,
@@ -366,6 +430,9 @@ impl GpuContext {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
+        let normalize = opts
+            .normalize
+            .unwrap_or_else(|| Normalize::for_device_type(info.device_type));
         Ok(Self {
             device,
             queue,
@@ -373,6 +440,7 @@ impl GpuContext {
             limits,
             timeout: opts.timeout,
             arith,
+            normalize,
             layout,
             pipeline_layout,
             modexp_pipelines: Mutex::new(HashMap::new()),
@@ -521,7 +589,7 @@ impl GpuContext {
             return Ok(p.clone());
         }
         let what = format!("EC shader for {curve}");
-        let [base, point, double, _] = shaders::EC_ENTRY_POINTS;
+        let [base, point, double, ..] = shaders::EC_ENTRY_POINTS;
         let [base, point, double] = self.compile(
             &what,
             shaders::ec_source(curve, self.arith),
@@ -547,30 +615,44 @@ impl GpuContext {
             double,
             base_table,
             shared: Mutex::new(None),
+            normalize: Mutex::new(None),
         });
         cache.insert(curve, p.clone());
         Ok(p)
     }
 
-    /// `ec_double_shared_vartime` for `curve` (whose other pipelines are `pipelines`),
-    /// compiled on first use.
-    pub fn ec_shared_pipeline(
+    /// The `which` entry point for `curve` (whose other pipelines are `pipelines`), compiled
+    /// on first use.
+    pub fn ec_extra_pipeline(
         &self,
         curve: batch_core::Curve,
         pipelines: &EcPipelines,
+        which: EcExtra,
     ) -> Result<wgpu::ComputePipeline, String> {
         self.check_alive()?;
-        let mut slot = pipelines.shared.lock().unwrap_or_else(|p| p.into_inner());
+        let (slot, entry, what) = match which {
+            EcExtra::Shared => (
+                &pipelines.shared,
+                shaders::EC_ENTRY_POINTS[3],
+                "shared point",
+            ),
+            EcExtra::Normalize => (
+                &pipelines.normalize,
+                shaders::EC_ENTRY_POINTS[4],
+                "normalisation",
+            ),
+        };
+        let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(p) = slot.as_ref() {
             return Ok(p.clone());
         }
-        let [shared] = self.compile(
-            &format!("EC shader for {curve}, shared point"),
+        let [pipeline] = self.compile(
+            &format!("EC shader for {curve}, {what}"),
             shaders::ec_source(curve, self.arith),
-            [shaders::EC_ENTRY_POINTS[3]],
+            [entry],
         )?;
-        *slot = Some(shared.clone());
-        Ok(shared)
+        *slot = Some(pipeline.clone());
+        Ok(pipeline)
     }
 
     /// Runs `items` (chunks) through `submit`, which uploads and submits one and returns its
@@ -597,8 +679,9 @@ impl GpuContext {
         Ok(())
     }
 
-    /// Uploads and submits one chunk of `count` jobs: `plan` is the dispatches `(pipeline,
-    /// first, steps)` in order (each gets the uniform `count, word1, first, steps`), `inputs`
+    /// Uploads and submits one chunk of `count` jobs: `plan` is the dispatches in order (each
+    /// gets the uniform `count, word1, first, steps`, and enough workgroups of its `group`
+    /// invocations for `count`), `inputs`
     /// are bindings 1–3, `result_words` the words read back from binding 4, `scratch_words`
     /// the size of binding 5. [`GpuContext::collect`] waits for the results. Validation errors
     /// and out-of-memory are an `Err` here; device loss and timeouts in `collect`.
@@ -606,7 +689,7 @@ impl GpuContext {
     pub fn submit_plan(
         &self,
         label: &str,
-        plan: &[(&wgpu::ComputePipeline, usize, usize)],
+        plan: &[Dispatch<'_>],
         count: usize,
         word1: u32,
         inputs: [Input<'_>; 3],
@@ -657,12 +740,12 @@ impl GpuContext {
         let stride = (std::mem::size_of::<Params>() as u64)
             .next_multiple_of(u64::from(self.limits.min_uniform_buffer_offset_alignment));
         let mut uniform = vec![0u8; (stride as usize) * plan.len().max(1)];
-        for (slot, &(_, first, steps)) in uniform.chunks_exact_mut(stride as usize).zip(plan) {
+        for (slot, d) in uniform.chunks_exact_mut(stride as usize).zip(plan) {
             let p = Params {
                 count: count as u32,
                 word1,
-                first: first as u32,
-                steps: steps as u32,
+                first: d.first as u32,
+                steps: d.steps as u32,
             };
             slot[..std::mem::size_of::<Params>()].copy_from_slice(bytemuck::bytes_of(&p));
         }
@@ -707,7 +790,6 @@ impl GpuContext {
                 ],
             })
         };
-        let workgroups = count.div_ceil(shaders::WORKGROUP_SIZE) as u32;
         let mut enc =
             device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
         // Pooled buffers hold an earlier chunk's words: zero them, as fresh ones would be.
@@ -718,10 +800,10 @@ impl GpuContext {
                 label: Some(label),
                 timestamp_writes: None,
             });
-            for (slot, &(pipeline, _, _)) in plan.iter().enumerate() {
-                pass.set_pipeline(pipeline);
+            for (slot, d) in plan.iter().enumerate() {
+                pass.set_pipeline(d.pipeline);
                 pass.set_bind_group(0, &bind(slot), &[]);
-                pass.dispatch_workgroups(workgroups, 1, 1);
+                pass.dispatch_workgroups(count.div_ceil(d.group) as u32, 1, 1);
             }
         }
         enc.copy_buffer_to_buffer(
@@ -861,11 +943,20 @@ fn probe(@builtin(global_invocation_id) id: vec3<u32>) {
                 contents: bytemuck::cast_slice(&[0u32; 4]),
                 usage: wgpu::BufferUsages::STORAGE,
             });
-        let run = |word1: u32, plan: &[(&wgpu::ComputePipeline, usize, usize)]| {
+        let run = |word1: u32, plan: &[(usize, usize)]| {
+            let plan: Vec<Dispatch<'_>> = plan
+                .iter()
+                .map(|&(first, steps)| Dispatch {
+                    pipeline: &probe,
+                    first,
+                    steps,
+                    group: shaders::WORKGROUP_SIZE,
+                })
+                .collect();
             let pending = ctx
                 .submit_plan(
                     "pool probe",
-                    plan,
+                    &plan,
                     n,
                     word1,
                     [
@@ -882,12 +973,12 @@ fn probe(@builtin(global_invocation_id) id: vec3<u32>) {
         let held = || ctx.pool.free.lock().unwrap().len();
         use wgpu::util::DeviceExt;
         // One dispatch, first 0, steps 2: results = a + 0 + 200000.
-        let first = run(1, &[(&probe, 0, 2)]);
+        let first = run(1, &[(0, 2)]);
         assert_eq!(first, a.iter().map(|x| x + 200_000).collect::<Vec<_>>());
         let after_first = held();
         assert!(after_first >= 5, "buffers went back to the pool");
         // Same shape again: scratch (7 after the first chunk) must be zero again.
-        let second = run(1, &[(&probe, 0, 2)]);
+        let second = run(1, &[(0, 2)]);
         assert_eq!(second, first, "scratch cleared");
         assert_eq!(
             held(),
@@ -895,11 +986,11 @@ fn probe(@builtin(global_invocation_id) id: vec3<u32>) {
             "the second chunk reused the first's buffers"
         );
         // A chunk whose shader writes nothing reads back zeros, not the previous results.
-        let third = run(0, &[(&probe, 0, 2)]);
+        let third = run(0, &[(0, 2)]);
         assert!(third.iter().all(|&w| w == 0), "results cleared: {third:?}");
         // Two dispatches, each with its own uniform slot: the second sees scratch = 7 from
         // the first and its own `first`/`steps`.
-        let fourth = run(1, &[(&probe, 0, 1), (&probe, 1, 3)]);
+        let fourth = run(1, &[(0, 1), (1, 3)]);
         assert_eq!(
             fourth,
             a.iter().map(|x| x + 7 + 1000 + 300_000).collect::<Vec<_>>()

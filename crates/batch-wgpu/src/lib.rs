@@ -19,7 +19,8 @@
 //!   signed 3-bit windows over an affine fixed-base table for `k·G` and 4-bit windows over a
 //!   per-job table for `k·Q`, full-table scans; one dispatch per chunk (cut into several on
 //!   llvmpipe, whose loop limit a P-384/P-521 product loop would pass); results made affine
-//!   and checked on the host.
+//!   on the GPU by one more dispatch (`shaders/normalize.wgsl`, one inversion per workgroup)
+//!   or on the host ([`Normalize`]; the host on a CPU adapter), and checked on the host.
 //!
 //! The GPU context (instance, adapter, device, pipelines, per-curve constant buffers) is built
 //! on first use and reused; without an adapter the backend reports itself unavailable with the
@@ -48,7 +49,7 @@ use batch_core::backend::check_batch;
 use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
 
 use context::GpuContext;
-pub use context::WgpuOptions;
+pub use context::{Normalize, WgpuOptions};
 /// The wgpu version this backend is built with (for [`WgpuOptions::backends`]).
 pub use wgpu;
 
@@ -60,6 +61,7 @@ pub struct WgpuBackend {
     max_chunk_jobs: Option<usize>,
     loop_budget: Option<usize>,
     shared_point_min: Option<usize>,
+    normalize: Option<Normalize>,
 }
 
 impl core::fmt::Debug for WgpuBackend {
@@ -70,6 +72,7 @@ impl core::fmt::Debug for WgpuBackend {
             .field("max_chunk_jobs", &self.max_chunk_jobs)
             .field("loop_budget", &self.loop_budget)
             .field("shared_point_min", &self.shared_point_min)
+            .field("normalize", &self.normalize)
             .finish()
     }
 }
@@ -95,6 +98,7 @@ impl WgpuBackend {
             max_chunk_jobs: None,
             loop_budget: None,
             shared_point_min: None,
+            normalize: None,
         }
     }
 
@@ -127,11 +131,22 @@ impl WgpuBackend {
         }
     }
 
+    /// The same backend and device, with EC results made affine where `normalize` says
+    /// instead of where the device's default ([`Normalize::for_device_type`], or
+    /// `BATCHSIG_WGPU_NORMALIZE`) does. For tests and for measuring both.
+    pub fn with_normalize(&self, normalize: Normalize) -> Self {
+        Self {
+            normalize: Some(normalize),
+            ..self.clone()
+        }
+    }
+
     fn ec_limits(&self) -> ecc::Limits {
         ecc::Limits {
             max_chunk_jobs: self.max_chunk_jobs,
             loop_budget: self.loop_budget,
             shared_point_min: self.shared_point_min,
+            normalize: self.normalize,
         }
     }
 

@@ -32,7 +32,7 @@ use batch_core::backend::check_modexp_job;
 use batch_core::num::DynMonty;
 use batch_core::{Error, JobResult, ModexpJob};
 
-use crate::context::{GpuContext, Input, ModexpPipelines};
+use crate::context::{Dispatch, GpuContext, Input, ModexpPipelines};
 use crate::shaders::{self, LOOP_BUDGET, TABLE, WINDOW};
 
 /// Scratch slots of LIMBS words per job (`SLOTS` in `shaders/modexp.wgsl`): the window
@@ -334,14 +334,14 @@ impl Costs {
     }
 }
 
-/// The dispatches of one chunk: `(pipeline, first, steps)`, each under [`LOOP_BUDGET`] loop
-/// iterations per invocation. Constant-time windows dispatches start on window boundaries.
+/// The dispatches of one chunk, each under [`LOOP_BUDGET`] loop iterations per invocation.
+/// Constant-time windows dispatches start on window boundaries.
 fn dispatch_plan(
     p: &ModexpPipelines,
     limbs: usize,
     exp_words: usize,
     vartime: bool,
-) -> Vec<(&wgpu::ComputePipeline, usize, usize)> {
+) -> Vec<Dispatch<'_>> {
     plan_ranges(limbs, exp_words, vartime)
         .into_iter()
         .map(|(kind, first, steps)| {
@@ -352,7 +352,12 @@ fn dispatch_plan(
                 Kind::BitsVartime => &p.bits_vartime,
                 Kind::Finish => &p.finish,
             };
-            (pipeline, first, steps)
+            Dispatch {
+                pipeline,
+                first,
+                steps,
+                group: shaders::WORKGROUP_SIZE,
+            }
         })
         .collect()
 }

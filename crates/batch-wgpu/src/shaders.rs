@@ -191,7 +191,7 @@ pub fn modexp_unroll(limbs: usize) -> usize {
 /// The pieces of the EC shader after the products, in order; the point formulas generated
 /// from `batch_core::rcb` ([`crate::ecc::formulas`]) go between `point.wgsl` and
 /// `scalar_mul.wgsl`.
-const EC_PARTS: [(&str, &str); 4] = [
+const EC_PARTS: [(&str, &str); 5] = [
     ("bigint.wgsl", include_str!("../../../shaders/bigint.wgsl")),
     ("field.wgsl", include_str!("../../../shaders/field.wgsl")),
     ("point.wgsl", include_str!("../../../shaders/point.wgsl")),
@@ -199,17 +199,35 @@ const EC_PARTS: [(&str, &str); 4] = [
         "scalar_mul.wgsl",
         include_str!("../../../shaders/scalar_mul.wgsl"),
     ),
+    (
+        "normalize.wgsl",
+        include_str!("../../../shaders/normalize.wgsl"),
+    ),
 ];
 
 /// Entry points of the EC shader: one per operation, each a whole scalar multiplication in
-/// one dispatch (see `shaders/scalar_mul.wgsl`). The last, `u₁·G + u₂·Q` under a shared
-/// point, is compiled only when a batch first needs it (`GpuContext::ec_shared_pipeline`).
-pub const EC_ENTRY_POINTS: [&str; 4] = [
+/// one dispatch (see `shaders/scalar_mul.wgsl`), then `ec_normalize`, which makes a chunk's
+/// results affine (`shaders/normalize.wgsl`). The last two, `u₁·G + u₂·Q` under a shared
+/// point and the normalisation, are compiled only when a batch first needs them
+/// (`GpuContext::ec_extra_pipeline`).
+pub const EC_ENTRY_POINTS: [&str; 5] = [
     "ec_base",
     "ec_point",
     "ec_double",
     "ec_double_shared_vartime",
+    "ec_normalize",
 ];
+
+/// Invocations per workgroup of `ec_normalize` (jobs sharing one field inversion): 256, or
+/// fewer where the workgroup's scan array (`NWG·LIMBS` words) would pass 12 KiB (P-521: 128),
+/// so it fits WebGPU's default 16 KiB of workgroup memory and 256 invocations.
+pub fn ec_normalize_wg(curve: Curve) -> usize {
+    let mut n = 256;
+    while n * ec_limbs(curve) * 4 > 12 * 1024 {
+        n /= 2;
+    }
+    n
+}
 
 /// 32-bit limbs of a curve's field elements: twice the 64-bit limbs, so that the shader's
 /// Montgomery radix `2^(32·LIMBS)` is the host's `2^(64·L)` and values cross unchanged.
@@ -254,7 +272,8 @@ pub fn ec_source(curve: Curve, arith: Arith) -> String {
     pre.push_str(&format!(
         "// {curve}\nconst WINDOWS: u32 = {}u;\nconst DIGITS: u32 = {}u;\n\
          const BASE_W: u32 = {}u;\nconst BASE_WINDOWS: u32 = {}u;\nconst BASE_DIGITS: u32 = {}u;\n\
-         const SHARED_W: u32 = {}u;\nconst SHARED_WINDOWS: u32 = {}u;\nconst SHARED_DIGITS: u32 = {}u;\n",
+         const SHARED_W: u32 = {}u;\nconst SHARED_WINDOWS: u32 = {}u;\nconst SHARED_DIGITS: u32 = {}u;\n\
+         const NWG: u32 = {}u;\n",
         ec_windows(curve),
         crate::ecc::DIGITS,
         crate::ecc::BASE_W,
@@ -263,6 +282,7 @@ pub fn ec_source(curve: Curve, arith: Arith) -> String {
         crate::ecc::SHARED_W,
         ec_shared_windows(curve),
         crate::ecc::SHARED_DIGITS,
+        ec_normalize_wg(curve),
     ));
     pre.push_str(&crate::ecc::wgsl_constants(curve, arith));
     let formulas = crate::ecc::formulas::wgsl();

@@ -9,6 +9,7 @@ mod common;
 use batch_core::dev::{check_backend_vs_reference, check_identity_results_vs_reference};
 use batch_core::Curve;
 use batch_scalar::ScalarBackend;
+use batch_wgpu::Normalize;
 
 fn scalar() -> ScalarBackend {
     ScalarBackend::with_threads(1).unwrap()
@@ -96,6 +97,42 @@ fn ecc_split_into_dispatches_vs_scalar() {
         &[1, 9],
         27,
     );
+}
+
+/// Results made affine on the GPU (`ec_normalize`: one inversion per workgroup of 256 jobs on
+/// P-224/256/384, 128 on P-521) and on the host, each forced whatever the adapter's default:
+/// a batch that fills a normalisation workgroup and spills into the next (257 on P-256, with
+/// repeated points, so the shared-point path too), P-521 (the widest field, and cut into
+/// dispatches on llvmpipe), chunks of 7 (partial workgroups), identity results on every
+/// curve, and the portable product path. A result the normalisation did not write, or left
+/// projective, fails the host's check. Sizes are kept small: on a cold shader cache every
+/// pipeline costs llvmpipe seconds to compile.
+#[test]
+fn ecc_normalized_on_gpu_and_host_vs_scalar() {
+    let Some(b) = common::wgpu_or_skip("ecc_normalized_on_gpu_and_host_vs_scalar") else {
+        return;
+    };
+    let gpu = b.with_normalize(Normalize::Gpu);
+    check_backend_vs_reference(&scalar(), &gpu, &[Curve::P256], &[], &[1, 257], 28);
+    check_backend_vs_reference(&scalar(), &gpu, &[Curve::P521], &[], &[6], 30);
+    check_backend_vs_reference(
+        &scalar(),
+        &gpu.with_max_chunk_jobs(7),
+        &[Curve::P256],
+        &[],
+        &[22],
+        31,
+    );
+    check_identity_results_vs_reference(&scalar(), &gpu);
+    let host = b.with_normalize(Normalize::Host);
+    check_backend_vs_reference(&scalar(), &host, &[Curve::P256], &[], &[65], 32);
+    check_identity_results_vs_reference(&scalar(), &host);
+    let Some(portable) = common::wgpu_portable_or_skip("ecc_normalized_on_gpu_and_host_vs_scalar")
+    else {
+        return;
+    };
+    let portable = portable.with_normalize(Normalize::Gpu);
+    check_backend_vs_reference(&scalar(), &portable, &[Curve::P256], &[], &[65], 33);
 }
 
 /// Identity results from non-trivial inputs (the shared helper): `(n−1)·G + 1·G`, `k·O`,

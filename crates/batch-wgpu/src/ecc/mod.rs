@@ -32,16 +32,24 @@
 //!
 //! Each job is validated alone, in the scalar backend's order (`k·Q`: scalar, then point;
 //! `u₁·G + u₂·Q`: `u₁`, `u₂`, `Q`); a bad job gets its error and is not sent to the GPU. The
-//! valid jobs are split into chunks that fit the device's limits; each chunk's projective
-//! results come back and are made affine on the host with one inversion per
-//! [`NORMALIZE_CHUNK`] results (Montgomery's trick, batch-scalar's `batch_normalize`, in
-//! parallel over rayon). Every result is checked before it is returned: coordinates below `p`
-//! and the point on the curve or the identity (never `(0 : 0 : 0)`, which is what a result
-//! the GPU never wrote reads as), else the job fails with [`Error::FaultDetected`].
+//! valid jobs are split into chunks that fit the device's limits. Each chunk's results are
+//! made affine where [`Normalize`] says (by default on the GPU, on the host where the adapter
+//! is a CPU):
+//! - on the GPU, by one more dispatch (`ec_normalize`, `shaders/normalize.wgsl`): one field
+//!   inversion per workgroup of [`shaders::ec_normalize_wg`] jobs (Montgomery's trick over
+//!   two scans in workgroup memory); the results come back as `(x, y, 1)` or `(0, 1, 0)`;
+//! - on the host, with one inversion per [`NORMALIZE_CHUNK`] results (batch-scalar's
+//!   `batch_normalize`, in parallel over rayon), while the GPU runs the next chunk.
+//!
+//! Every result is checked before it is returned: coordinates below `p` and the point on the
+//! curve or the identity (never `(0 : 0 : 0)`, which is what a result the GPU never wrote
+//! reads as, nor a projective point where the GPU was to normalise), else the job fails with
+//! [`Error::FaultDetected`].
 //!
 //! Constant-time: the GPU work of a chunk depends only on the operation, the curve and the
 //! number of jobs; the host's conversions, normalisation and checks are batch-core's
-//! constant-time field arithmetic and masks; validation (batch-core's `check_*` functions) is
+//! constant-time field arithmetic and masks, and so is `ec_normalize` (its only data-dependent
+//! branches are on the public exponent's bits); validation (batch-core's `check_*` functions) is
 //! constant-time too, as in the other backends (only each job's verdict is public).
 
 use batch_core::backend::{check_double_job, check_point_job, check_scalar};
@@ -51,7 +59,7 @@ use batch_core::{AffinePoint, Curve, EcUint, Error, JobResult};
 use batch_scalar::ecc::point::{batch_normalize, AffineMonty, ProjectivePoint};
 use rayon::prelude::*;
 
-use crate::context::{GpuContext, Input};
+use crate::context::{Dispatch, EcExtra, GpuContext, Input, Normalize};
 use crate::modexp::{from_words, neg_inv_u32, push_words};
 use crate::shaders;
 
@@ -113,6 +121,8 @@ pub(crate) struct Limits {
     pub loop_budget: Option<usize>,
     /// Jobs under one point from which they run on a table for it (`usize::MAX`: never).
     pub shared_point_min: Option<usize>,
+    /// Where results are made affine, instead of the device's choice.
+    pub normalize: Option<Normalize>,
 }
 
 /// Which scalar multiplication a batch runs.
@@ -272,7 +282,8 @@ fn uint_of<const L: usize>(words: &[u32]) -> Uint<L> {
 
 /// The curve as WGSL constants for the shader's prelude: `P`, `N0INV` (`−p⁻¹ mod 2^32`),
 /// `ONE` (`R mod p`) and `CURVE_B` (`b·R mod p`), `R = 2^(32·LIMBS)`, as `Word`s of
-/// `arith`'s limb words (`shaders/regs_*.wgsl`).
+/// `arith`'s limb words (`shaders/regs_*.wgsl`); and the inversion's exponent `p − 2` as
+/// `u32` words `P_MINUS_2`, with `INV_BITS` its length in bits (`shaders/normalize.wgsl`).
 pub(crate) fn wgsl_constants(curve: Curve, arith: shaders::Arith) -> String {
     let suffix = match arith {
         shaders::Arith::Int64 => "lu",
@@ -295,12 +306,21 @@ fn constants_of<const L: usize>(c: &CurveDef<L>, suffix: &str) -> String {
         format!("array<Word, {limbs}>({})", lits.join(", "))
     };
     let p = c.p.modulus();
+    let mut two = Uint::<L>::ZERO;
+    two.0[0] = 2;
+    let (p_minus_2, _) = p.sbb(&two);
+    let mut e = Vec::with_capacity(limbs);
+    push_words(&mut e, &p_minus_2.0, limbs);
+    let e: Vec<String> = e.iter().map(|x| format!("0x{x:08x}u")).collect();
     format!(
-        "const P = {};\nconst N0INV: Word = 0x{:08x}{suffix};\nconst ONE = {};\nconst CURVE_B = {};\n",
+        "const P = {};\nconst N0INV: Word = 0x{:08x}{suffix};\nconst ONE = {};\nconst CURVE_B = {};\n\
+         const P_MINUS_2 = array<u32, {limbs}>({});\nconst INV_BITS: u32 = {}u;\n",
         array(p),
         neg_inv_u32(p.0[0] as u32),
         array(c.p.one()),
         array(&c.b),
+        e.join(", "),
+        p_minus_2.bits_vartime(),
     )
 }
 
@@ -485,8 +505,9 @@ fn run_curve<const L: usize>(
         Op::DoubleSharedVartime => unreachable!("run_shared_vartime"),
     };
     let (steps, total) = dispatch_plan(c.curve, op, budget(ctx, limits));
-    let plan: Vec<_> = steps.iter().map(|&(f, n)| (pipeline, f, n)).collect();
-    let split = plan.len() > 1;
+    let split = steps.len() > 1;
+    let normalize = normalize_pipeline(ctx, c.curve, &pipelines, limits)?;
+    let plan = chunk_plan(c.curve, pipeline, &steps, normalize.as_ref());
     let one = *c.p.one();
     // each chunk's words are built just before it is submitted (the iterator is lazy), while
     // the previous chunk runs
@@ -533,7 +554,7 @@ fn run_curve<const L: usize>(
             )
         },
         |(chunk, _), result| {
-            for ((i, _), r) in chunk.iter().zip(affine_results(c, &result)) {
+            for ((i, _), r) in chunk.iter().zip(checked_results(c, &result, &normalize)) {
                 out[*i] = r;
             }
         },
@@ -602,11 +623,12 @@ fn run_shared_vartime<const L: usize>(
         .ec_pipelines(c.curve, || base_table(c))
         .map_err(Error::Backend)?;
     let pipeline = ctx
-        .ec_shared_pipeline(c.curve, &pipelines)
+        .ec_extra_pipeline(c.curve, &pipelines, EcExtra::Shared)
         .map_err(Error::Backend)?;
     let (steps, total) = dispatch_plan(c.curve, Op::DoubleSharedVartime, budget(ctx, limits));
-    let plan: Vec<_> = steps.iter().map(|&(f, n)| (&pipeline, f, n)).collect();
-    let split = plan.len() > 1;
+    let split = steps.len() > 1;
+    let normalize = normalize_pipeline(ctx, c.curve, &pipelines, limits)?;
+    let plan = chunk_plan(c.curve, &pipeline, &steps, normalize.as_ref());
     // chunks: at most `cap` jobs, and tables that fit one binding
     let windows = shaders::ec_shared_windows(c.curve);
     let table_words = windows * SHARED_DIGITS * 2 * limbs;
@@ -675,13 +697,118 @@ fn run_shared_vartime<const L: usize>(
             )
         },
         |(chunk, _, _), result| {
-            for (&(i, ..), r) in chunk.iter().zip(affine_results(c, &result)) {
+            for (&(i, ..), r) in chunk.iter().zip(checked_results(c, &result, &normalize)) {
                 out[i] = r;
             }
         },
     )
     .map_err(Error::Backend)?;
     Ok(out)
+}
+
+/// `ec_normalize` where the results are to be made affine on the GPU (compiled on first
+/// use), else `None`.
+fn normalize_pipeline(
+    ctx: &GpuContext,
+    curve: Curve,
+    pipelines: &crate::context::EcPipelines,
+    limits: Limits,
+) -> Result<Option<wgpu::ComputePipeline>, Error> {
+    match limits.normalize.unwrap_or(ctx.normalize) {
+        Normalize::Host => Ok(None),
+        Normalize::Gpu => ctx
+            .ec_extra_pipeline(curve, pipelines, EcExtra::Normalize)
+            .map(Some)
+            .map_err(Error::Backend),
+    }
+}
+
+/// A chunk's dispatches: `steps` (`(first, steps)`) of `pipeline`, then `ec_normalize` where
+/// the GPU makes the results affine.
+fn chunk_plan<'a>(
+    curve: Curve,
+    pipeline: &'a wgpu::ComputePipeline,
+    steps: &[(usize, usize)],
+    normalize: Option<&'a wgpu::ComputePipeline>,
+) -> Vec<Dispatch<'a>> {
+    let mut plan: Vec<Dispatch<'a>> = steps
+        .iter()
+        .map(|&(first, steps)| Dispatch {
+            pipeline,
+            first,
+            steps,
+            group: shaders::WORKGROUP_SIZE,
+        })
+        .collect();
+    if let Some(pipeline) = normalize {
+        plan.push(Dispatch {
+            pipeline,
+            first: 0,
+            steps: 0,
+            group: shaders::ec_normalize_wg(curve),
+        });
+    }
+    plan
+}
+
+/// A chunk's results (`3·LIMBS` words each) to checked affine seam points: made affine here
+/// ([`affine_results`]) unless `ec_normalize` ran ([`normalized_results`]).
+fn checked_results<const L: usize>(
+    c: &CurveDef<L>,
+    words: &[u32],
+    normalize: &Option<wgpu::ComputePipeline>,
+) -> Vec<JobResult<AffinePoint>> {
+    if normalize.is_some() {
+        normalized_results(c, words)
+    } else {
+        affine_results(c, words)
+    }
+}
+
+/// `ec_normalize`'s results (`(x, y, ONE)`, the identity `(0, ONE, 0)`) to checked affine seam
+/// points: every coordinate below `p`, and the point on the curve with `z = ONE`, or the
+/// identity exactly as written; else [`Error::FaultDetected`] (an unwritten result reads
+/// `(0, 0, 0)`, which is neither).
+fn normalized_results<const L: usize>(
+    c: &CurveDef<L>,
+    words: &[u32],
+) -> Vec<JobResult<AffinePoint>> {
+    let limbs = 2 * L;
+    let one = c.p.one();
+    words
+        .par_chunks(NORMALIZE_CHUNK * 3 * limbs)
+        .flat_map_iter(|chunk| {
+            chunk
+                .chunks_exact(3 * limbs)
+                .map(|w| {
+                    let (x, y, z): (Uint<L>, Uint<L>, Uint<L>) = (
+                        uint_of(&w[..limbs]),
+                        uint_of(&w[limbs..2 * limbs]),
+                        uint_of(&w[2 * limbs..]),
+                    );
+                    let canonical = below_p_mask(c, &[&x, &y]);
+                    let affine = z.ct_eq_mask(one) & c.on_curve_mask(&x, &y);
+                    let id = z.is_zero_mask() & x.is_zero_mask() & y.ct_eq_mask(one);
+                    if canonical & (affine | id) != u64::MAX {
+                        return Err(Error::FaultDetected("wgpu: EC result not on the curve"));
+                    }
+                    // the seam's identity is (0, 0)
+                    let y = Uint::select(&y, &Uint::ZERO, id);
+                    Ok(AffinePoint {
+                        x: c.fe_to_seam(&x),
+                        y: c.fe_to_seam(&y),
+                        infinity: id != 0,
+                    })
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// All-ones when every one of `vs` is below `p` (each subtraction of `p` borrows).
+fn below_p_mask<const L: usize>(c: &CurveDef<L>, vs: &[&Uint<L>]) -> u64 {
+    vs.iter()
+        .fold(u64::MAX, |m, v| m & v.sbb(c.p.modulus()).1.wrapping_neg())
 }
 
 /// Projective results (`3·LIMBS` words each) to checked affine seam points.
@@ -695,12 +822,11 @@ fn affine_results<const L: usize>(c: &CurveDef<L>, words: &[u32]) -> Vec<JobResu
                 y: uint_of(&w[limbs..2 * limbs]),
                 z: uint_of(&w[2 * limbs..]),
             };
-            // all-ones when every coordinate is below p (the subtraction borrows) and the
-            // point is not (0 : 0 : 0), which is no point (an unwritten result reads so)
-            let canonical = [&pt.x, &pt.y, &pt.z]
-                .iter()
-                .fold(u64::MAX, |m, v| m & v.sbb(c.p.modulus()).1.wrapping_neg());
-            let some_point = !(pt.x.is_zero_mask() & pt.y.is_zero_mask() & pt.z.is_zero_mask());
+            // all-ones when every coordinate is below p and, where Z = 0, the point is the
+            // identity (0 : Y : 0) with Y ≠ 0: not (0 : 0 : 0), which is what an unwritten
+            // result reads as, nor (X ≠ 0 : Y : 0), which is no point
+            let canonical = below_p_mask(c, &[&pt.x, &pt.y, &pt.z]);
+            let some_point = !pt.z.is_zero_mask() | (pt.x.is_zero_mask() & !pt.y.is_zero_mask());
             (pt, canonical & some_point)
         })
         .collect();
@@ -867,6 +993,129 @@ mod tests {
         }
         check(&P256);
         check(&P521);
+    }
+
+    /// A P-256 result as the GPU writes it: `x`, `y`, `z` in words.
+    fn words(x: &Uint<4>, y: &Uint<4>, z: &Uint<4>) -> Vec<u32> {
+        let mut w = Vec::new();
+        for v in [x, y, z] {
+            push_words(&mut w, &v.0, 8);
+        }
+        w
+    }
+
+    /// What the host accepts from `ec_normalize`: an affine point with `z = ONE` on the
+    /// curve, or the identity as `(0, ONE, 0)`; not `(0, 0, 0)` (unwritten), a point off the
+    /// curve, a coordinate not below `p`, or a projective `z`.
+    #[test]
+    fn normalized_results_are_checked() {
+        let c = &P256;
+        let one = *c.p.one();
+        let (gx, gy) = (c.gx, c.gy);
+        let two = c.p.add(&one, &one);
+        let gy_off = c.p.add(&gy, &one);
+        let cases = [
+            (words(&gx, &gy, &one), Some(Curve::P256.generator())),
+            (
+                words(&Uint::ZERO, &one, &Uint::ZERO),
+                Some(AffinePoint::IDENTITY),
+            ),
+            (words(&Uint::ZERO, &Uint::ZERO, &Uint::ZERO), None),
+            (words(&gx, &gy_off, &one), None),
+            (words(&gx, &gy, &two), None),
+            (words(&Uint::ZERO, &two, &Uint::ZERO), None),
+            (words(c.p.modulus(), &gy, &one), None),
+        ];
+        for (i, (w, want)) in cases.iter().enumerate() {
+            let got = normalized_results(c, w).pop().expect("one result");
+            match want {
+                Some(p) => assert_eq!(got.as_ref(), Ok(p), "case {i}"),
+                None => assert!(
+                    matches!(got, Err(Error::FaultDetected(_))),
+                    "case {i}: {got:?}"
+                ),
+            }
+        }
+    }
+
+    /// What the host accepts from a projective result it makes affine: a point on the curve
+    /// in any scaling, or the identity `(0 : Y : 0)` with `Y ≠ 0`; not `(0 : 0 : 0)`
+    /// (unwritten) nor `(X ≠ 0 : Y : 0)`.
+    #[test]
+    fn projective_results_are_checked() {
+        let c = &P256;
+        let one = *c.p.one();
+        let two = c.p.add(&one, &one);
+        let (gx2, gy2) = (c.p.mul(&c.gx, &two), c.p.mul(&c.gy, &two));
+        let cases = [
+            (words(&gx2, &gy2, &two), Some(Curve::P256.generator())),
+            (
+                words(&Uint::ZERO, &two, &Uint::ZERO),
+                Some(AffinePoint::IDENTITY),
+            ),
+            (words(&Uint::ZERO, &Uint::ZERO, &Uint::ZERO), None),
+            (words(&one, &two, &Uint::ZERO), None),
+            (words(&gx2, &gy2, &one), None),
+        ];
+        for (i, (w, want)) in cases.iter().enumerate() {
+            let got = affine_results(c, w).pop().expect("one result");
+            match want {
+                Some(p) => assert_eq!(got.as_ref(), Ok(p), "case {i}"),
+                None => assert!(
+                    matches!(got, Err(Error::FaultDetected(_))),
+                    "case {i}: {got:?}"
+                ),
+            }
+        }
+    }
+
+    /// A chunk whose multiplication never wrote its results (here only `ec_normalize` runs,
+    /// over the cleared results buffer) comes back as faults, not as identities.
+    #[test]
+    fn unwritten_results_fail_after_gpu_normalisation() {
+        let ctx = match GpuContext::new(&crate::WgpuOptions::from_env()) {
+            Ok(ctx) => ctx,
+            Err(why) => {
+                let required = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+                    || std::env::var("BATCHSIG_REQUIRE_GPU").is_ok();
+                assert!(!required, "no wgpu adapter ({why}), required by CI");
+                eprintln!("SKIPPED unwritten_results_fail_after_gpu_normalisation: {why}");
+                return;
+            }
+        };
+        let c = &P256;
+        let pipelines = ctx
+            .ec_pipelines(Curve::P256, || base_table(c))
+            .expect("pipelines");
+        let normalize = ctx
+            .ec_extra_pipeline(Curve::P256, &pipelines, EcExtra::Normalize)
+            .expect("ec_normalize");
+        let plan = chunk_plan(Curve::P256, &normalize, &[], Some(&normalize));
+        assert_eq!(plan.len(), 1, "ec_normalize alone");
+        let n = 300; // two workgroups, the second partly padding
+        let jobs = vec![0u32; n * JOB_FIELDS * 8];
+        let pending = ctx
+            .submit_plan(
+                "unwritten",
+                &plan,
+                n,
+                0,
+                [
+                    Input::Buffer(&pipelines.base_table),
+                    Input::Words(&jobs),
+                    Input::Words(&[0]),
+                ],
+                n * 3 * 8,
+                1,
+            )
+            .expect("submit");
+        let words = ctx.collect(pending).expect("collect");
+        assert!(words.iter().all(|&w| w == 0), "(0, 0, 0) stays (0, 0, 0)");
+        let results = normalized_results(c, &words);
+        assert_eq!(results.len(), n);
+        assert!(results
+            .iter()
+            .all(|r| matches!(r, Err(Error::FaultDetected(_)))));
     }
 
     #[test]
