@@ -108,8 +108,8 @@ fn ecc_split_into_dispatches_vs_scalar() {
 /// projective, fails the host's check. Sizes are kept small: on a cold shader cache every
 /// pipeline costs llvmpipe seconds to compile.
 #[test]
-fn ecc_normalized_on_gpu_and_host_vs_scalar() {
-    let Some(b) = common::wgpu_or_skip("ecc_normalized_on_gpu_and_host_vs_scalar") else {
+fn ecc_vs_scalar_normalized_on_gpu_and_host() {
+    let Some(b) = common::wgpu_or_skip("ecc_vs_scalar_normalized_on_gpu_and_host") else {
         return;
     };
     let gpu = b.with_normalize(Normalize::Gpu);
@@ -127,7 +127,7 @@ fn ecc_normalized_on_gpu_and_host_vs_scalar() {
     let host = b.with_normalize(Normalize::Host);
     check_backend_vs_reference(&scalar(), &host, &[Curve::P256], &[], &[65], 32);
     check_identity_results_vs_reference(&scalar(), &host);
-    let Some(portable) = common::wgpu_portable_or_skip("ecc_normalized_on_gpu_and_host_vs_scalar")
+    let Some(portable) = common::wgpu_portable_or_skip("ecc_vs_scalar_normalized_on_gpu_and_host")
     else {
         return;
     };
