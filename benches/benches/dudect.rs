@@ -276,12 +276,13 @@ fn ec_cases<'a>(b: &'a dyn Backend, curve: Curve) -> Vec<Case<'a>> {
             control: false,
             prepare: Box::new(move |class| {
                 let k = random_scalars(&mut r3, curve, JOBS);
-                let q: Vec<AffinePoint> = match class {
-                    Class::Fixed => vec![g; JOBS],
-                    Class::Random => (0..JOBS)
-                        .map(|_| pool2[r3.random_range(0..pool2.len())])
-                        .collect(),
-                };
+                // made as the random class's, then overwritten (see `scalars`)
+                let mut q: Vec<AffinePoint> = (0..JOBS)
+                    .map(|_| pool2[r3.random_range(0..pool2.len())])
+                    .collect();
+                if class == Class::Fixed {
+                    q.fill(g);
+                }
                 mul_point_run(b, curve, q, k)
             }),
         },
@@ -327,6 +328,14 @@ fn modexp_cases<'a>(b: &'a dyn Backend, bits: usize, jobs: usize) -> Vec<Case<'a
         e[limbs - 1] |= 1 << 63;
         e
     };
+    // The fixed class's bases and exponents are made as the random class's and then
+    // overwritten in place, so both classes' inputs sit alike on the heap (see `ec_cases`).
+    let fixed = move |mut x: Vec<u64>, value: &[u64], class: Class| {
+        if class == Class::Fixed {
+            x.copy_from_slice(value);
+        }
+        x
+    };
     let mut one = vec![0u64; limbs];
     one[0] = 1;
     let (m1, m2, m3, m4) = (m.clone(), m.clone(), m.clone(), m);
@@ -364,10 +373,7 @@ fn modexp_cases<'a>(b: &'a dyn Backend, bits: usize, jobs: usize) -> Vec<Case<'a
             prepare: Box::new(move |class| {
                 let bases = (0..jobs).map(|_| below_m(&mut r1)).collect();
                 let exps = (0..jobs)
-                    .map(|_| match class {
-                        Class::Fixed => fixed_exp.clone(),
-                        Class::Random => random_exp(&mut r1),
-                    })
+                    .map(|_| fixed(random_exp(&mut r1), &fixed_exp, class))
                     .collect();
                 run(b, m1.clone(), bases, exps, false)
             }),
@@ -377,10 +383,7 @@ fn modexp_cases<'a>(b: &'a dyn Backend, bits: usize, jobs: usize) -> Vec<Case<'a
             control: false,
             prepare: Box::new(move |class| {
                 let bases = (0..jobs)
-                    .map(|_| match class {
-                        Class::Fixed => one.clone(),
-                        Class::Random => below_m(&mut r2),
-                    })
+                    .map(|_| fixed(below_m(&mut r2), &one, class))
                     .collect();
                 let exps = (0..jobs).map(|_| random_exp(&mut r2)).collect();
                 run(b, m2.clone(), bases, exps, false)
@@ -392,10 +395,7 @@ fn modexp_cases<'a>(b: &'a dyn Backend, bits: usize, jobs: usize) -> Vec<Case<'a
             prepare: Box::new(move |class| {
                 let bases = (0..jobs).map(|_| below_m(&mut r3)).collect();
                 let exps = (0..jobs)
-                    .map(|_| match class {
-                        Class::Fixed => fe.clone(),
-                        Class::Random => random_exp(&mut r3),
-                    })
+                    .map(|_| fixed(random_exp(&mut r3), &fe, class))
                     .collect();
                 run(b, m3.clone(), bases, exps, true)
             }),
@@ -410,9 +410,7 @@ fn modexp_cases<'a>(b: &'a dyn Backend, bits: usize, jobs: usize) -> Vec<Case<'a
             prepare: Box::new(move |class| {
                 let bases = (0..jobs).map(|_| below_m(&mut r4)).collect();
                 let mut exps: Vec<Vec<u64>> = (0..jobs).map(|_| random_exp(&mut r4)).collect();
-                if class == Class::Fixed {
-                    exps[0] = fe1.clone();
-                }
+                exps[0] = fixed(std::mem::take(&mut exps[0]), &fe1, class);
                 run(b, m4.clone(), bases, exps, false)
             }),
         });
