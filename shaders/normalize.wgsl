@@ -128,7 +128,7 @@ fn ec_normalize(
     workgroupBarrier();
     // z_l ⋯ z_{NWG−1} at slot NWG−1−l: the product after this job
     wg_scan_products(NWG - 1u - l, z);
-    let after = fe_select(ONE, wg_load(min(NWG - 1u - l, NWG - 1u) - 1u), l == NWG - 1u);
+    let after = fe_select(ONE, wg_load(max(NWG - 1u - l, 1u) - 1u), l == NWG - 1u);
     var inv: Fe;
     //#unroll J 0
     inv[J] = to_word(wg_inv[J]);

@@ -875,7 +875,7 @@ impl GpuContext {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -909,7 +909,7 @@ fn probe(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 "#;
 
-    fn context_or_skip(what: &str) -> Option<GpuContext> {
+    pub(crate) fn context_or_skip(what: &str) -> Option<GpuContext> {
         match GpuContext::new(&WgpuOptions::from_env()) {
             Ok(c) => Some(c),
             Err(why) => {

@@ -554,7 +554,10 @@ fn run_curve<const L: usize>(
             )
         },
         |(chunk, _), result| {
-            for ((i, _), r) in chunk.iter().zip(checked_results(c, &result, &normalize)) {
+            for ((i, _), r) in chunk
+                .iter()
+                .zip(checked_results(c, &result, normalize.is_some()))
+            {
                 out[*i] = r;
             }
         },
@@ -697,7 +700,10 @@ fn run_shared_vartime<const L: usize>(
             )
         },
         |(chunk, _, _), result| {
-            for (&(i, ..), r) in chunk.iter().zip(checked_results(c, &result, &normalize)) {
+            for (&(i, ..), r) in chunk
+                .iter()
+                .zip(checked_results(c, &result, normalize.is_some()))
+            {
                 out[i] = r;
             }
         },
@@ -752,13 +758,13 @@ fn chunk_plan<'a>(
 }
 
 /// A chunk's results (`3·LIMBS` words each) to checked affine seam points: made affine here
-/// ([`affine_results`]) unless `ec_normalize` ran ([`normalized_results`]).
+/// ([`affine_results`]) unless `ec_normalize` ran (`on_gpu`, [`normalized_results`]).
 fn checked_results<const L: usize>(
     c: &CurveDef<L>,
     words: &[u32],
-    normalize: &Option<wgpu::ComputePipeline>,
+    on_gpu: bool,
 ) -> Vec<JobResult<AffinePoint>> {
-    if normalize.is_some() {
+    if on_gpu {
         normalized_results(c, words)
     } else {
         affine_results(c, words)
@@ -776,31 +782,26 @@ fn normalized_results<const L: usize>(
     let limbs = 2 * L;
     let one = c.p.one();
     words
-        .par_chunks(NORMALIZE_CHUNK * 3 * limbs)
-        .flat_map_iter(|chunk| {
-            chunk
-                .chunks_exact(3 * limbs)
-                .map(|w| {
-                    let (x, y, z): (Uint<L>, Uint<L>, Uint<L>) = (
-                        uint_of(&w[..limbs]),
-                        uint_of(&w[limbs..2 * limbs]),
-                        uint_of(&w[2 * limbs..]),
-                    );
-                    let canonical = below_p_mask(c, &[&x, &y]);
-                    let affine = z.ct_eq_mask(one) & c.on_curve_mask(&x, &y);
-                    let id = z.is_zero_mask() & x.is_zero_mask() & y.ct_eq_mask(one);
-                    if canonical & (affine | id) != u64::MAX {
-                        return Err(Error::FaultDetected("wgpu: EC result not on the curve"));
-                    }
-                    // the seam's identity is (0, 0)
-                    let y = Uint::select(&y, &Uint::ZERO, id);
-                    Ok(AffinePoint {
-                        x: c.fe_to_seam(&x),
-                        y: c.fe_to_seam(&y),
-                        infinity: id != 0,
-                    })
-                })
-                .collect::<Vec<_>>()
+        .par_chunks_exact(3 * limbs)
+        .map(|w| {
+            let (x, y, z): (Uint<L>, Uint<L>, Uint<L>) = (
+                uint_of(&w[..limbs]),
+                uint_of(&w[limbs..2 * limbs]),
+                uint_of(&w[2 * limbs..]),
+            );
+            let canonical = below_p_mask(c, &[&x, &y]);
+            let affine = z.ct_eq_mask(one) & c.on_curve_mask(&x, &y);
+            let id = z.is_zero_mask() & x.is_zero_mask() & y.ct_eq_mask(one);
+            if canonical & (affine | id) != u64::MAX {
+                return Err(Error::FaultDetected("wgpu: EC result not on the curve"));
+            }
+            // the seam's identity is (0, 0)
+            let y = Uint::select(&y, &Uint::ZERO, id);
+            Ok(AffinePoint {
+                x: c.fe_to_seam(&x),
+                y: c.fe_to_seam(&y),
+                infinity: id != 0,
+            })
         })
         .collect()
 }
@@ -1004,6 +1005,23 @@ mod tests {
         w
     }
 
+    /// Each case's words through `check` (one result): the point, or a fault where `None`.
+    fn expect_results(
+        check: impl Fn(&[u32]) -> Vec<JobResult<AffinePoint>>,
+        cases: &[(Vec<u32>, Option<AffinePoint>)],
+    ) {
+        for (i, (w, want)) in cases.iter().enumerate() {
+            let got = check(w).pop().expect("one result");
+            match want {
+                Some(p) => assert_eq!(got.as_ref(), Ok(p), "case {i}"),
+                None => assert!(
+                    matches!(got, Err(Error::FaultDetected(_))),
+                    "case {i}: {got:?}"
+                ),
+            }
+        }
+    }
+
     /// What the host accepts from `ec_normalize`: an affine point with `z = ONE` on the
     /// curve, or the identity as `(0, ONE, 0)`; not `(0, 0, 0)` (unwritten), a point off the
     /// curve, a coordinate not below `p`, or a projective `z`.
@@ -1026,16 +1044,7 @@ mod tests {
             (words(&Uint::ZERO, &two, &Uint::ZERO), None),
             (words(c.p.modulus(), &gy, &one), None),
         ];
-        for (i, (w, want)) in cases.iter().enumerate() {
-            let got = normalized_results(c, w).pop().expect("one result");
-            match want {
-                Some(p) => assert_eq!(got.as_ref(), Ok(p), "case {i}"),
-                None => assert!(
-                    matches!(got, Err(Error::FaultDetected(_))),
-                    "case {i}: {got:?}"
-                ),
-            }
-        }
+        expect_results(|w| normalized_results(c, w), &cases);
     }
 
     /// What the host accepts from a projective result it makes affine: a point on the curve
@@ -1057,31 +1066,17 @@ mod tests {
             (words(&one, &two, &Uint::ZERO), None),
             (words(&gx2, &gy2, &one), None),
         ];
-        for (i, (w, want)) in cases.iter().enumerate() {
-            let got = affine_results(c, w).pop().expect("one result");
-            match want {
-                Some(p) => assert_eq!(got.as_ref(), Ok(p), "case {i}"),
-                None => assert!(
-                    matches!(got, Err(Error::FaultDetected(_))),
-                    "case {i}: {got:?}"
-                ),
-            }
-        }
+        expect_results(|w| affine_results(c, w), &cases);
     }
 
     /// A chunk whose multiplication never wrote its results (here only `ec_normalize` runs,
     /// over the cleared results buffer) comes back as faults, not as identities.
     #[test]
     fn unwritten_results_fail_after_gpu_normalisation() {
-        let ctx = match GpuContext::new(&crate::WgpuOptions::from_env()) {
-            Ok(ctx) => ctx,
-            Err(why) => {
-                let required = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
-                    || std::env::var("BATCHSIG_REQUIRE_GPU").is_ok();
-                assert!(!required, "no wgpu adapter ({why}), required by CI");
-                eprintln!("SKIPPED unwritten_results_fail_after_gpu_normalisation: {why}");
-                return;
-            }
+        let Some(ctx) = crate::context::tests::context_or_skip(
+            "unwritten_results_fail_after_gpu_normalisation",
+        ) else {
+            return;
         };
         let c = &P256;
         let pipelines = ctx
