@@ -482,8 +482,11 @@ mod tests {
     #[test]
     fn peer_cells_check_their_outputs() {
         let scalar = batch_scalar::ScalarBackend::new();
+        // RSA-15360 too: above 8192 bits a library's decoding limits (rsa 0.10's
+        // `Signature::try_from` stops at 1024 bytes) reject genuine signatures.
         let algs = [
             Alg::Rsa(2048),
+            Alg::Rsa(15360),
             Alg::Ecdsa(Curve::P224),
             Alg::Ecdsa(Curve::P256),
             Alg::Ecdsa(Curve::P384),

@@ -3,8 +3,9 @@
 //! workspace for the interoperability tests anyway).
 //!
 //! Signing is randomized as ours is: RSA with blinding (`RandomizedSigner`), ECDSA with hedged
-//! RFC 6979 nonces (`sign_with_rng`). RSA public keys go through `new_with_size_limits` so that
-//! RSA-7680 and RSA-15360 keys load (the crate's default limit is 4096 bits).
+//! RFC 6979 nonces (`sign_with_rng`). RSA public keys go through `new_with_size_limits` and
+//! signatures through `from_bytes_with_max_len` so that RSA-15360 keys and signatures load (the
+//! crate's defaults stop at 8192 bits).
 
 use getrandom::SysRng;
 use rsa::pkcs1::DecodeRsaPrivateKey;
@@ -44,11 +45,17 @@ impl Signer for RsaSigner {
     }
 }
 
+/// The largest RSA modulus the peer loads, in bits: RSA-15360 is `batch-speed`'s largest size.
+/// The crate's own limit is 8192 bits for keys and, through `Signature::try_from`, 1024 bytes
+/// for signatures; both are raised to this.
+const RSA_MAX_BITS: usize = 16384;
+
 struct RsaVerifier(rsa::pkcs1v15::VerifyingKey<sha2::Sha256>);
 
 impl Verifier for RsaVerifier {
     fn verify(&self, msg: &[u8], sig: &[u8]) -> bool {
-        rsa::pkcs1v15::Signature::try_from(sig).is_ok_and(|s| self.0.verify(msg, &s).is_ok())
+        rsa::pkcs1v15::Signature::from_bytes_with_max_len(sig, RSA_MAX_BITS / 8)
+            .is_ok_and(|s| self.0.verify(msg, &s).is_ok())
     }
 }
 
@@ -114,7 +121,7 @@ pub fn verifier(key: &VerifyKey) -> Result<Box<dyn Verifier>, String> {
             let k = rsa::PublicKey::new_with_size_limits(
                 BoxedUint::from_be_slice_vartime(n),
                 BoxedUint::from_be_slice_vartime(e),
-                1024..=16384,
+                1024..=RSA_MAX_BITS,
             )
             .map_err(|e| bad(&e))?;
             Box::new(RsaVerifier(rsa::pkcs1v15::VerifyingKey::new(k)))
