@@ -8,13 +8,65 @@ use num_bigint::BigUint;
 use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
-use crate::curve::{AffinePoint, Curve, EcUint};
+use crate::curve::{AffinePoint, Curve, CurveArith, CurveDef, EcUint};
 use crate::num::Uint;
 use crate::{Backend, Error, JobResult, ModexpJob};
 
 /// Batch sizes every backend is checked at: empty, one, around 4-lane SIMD groups, around
 /// common workgroup sizes, and one larger batch.
 pub const BATCH_SIZES: [usize; 10] = [0, 1, 3, 4, 5, 63, 64, 65, 257, 1023];
+
+/// A curve's field with every operation out of line, for unit tests of the point code. The
+/// point kernels are `#[inline(always)]`, so that production callers fold the curve's
+/// constants into the field arithmetic; a test calling them a few dozen times on a
+/// [`CurveDef`] directly got every call's field arithmetic copied into its body, and
+/// batch-scalar's unit tests grew functions of ~750,000 lines of IR that LLVM took about 20
+/// CPU minutes to optimise in CI's test build. Through `Outline` the kernels inline as calls.
+/// The results are `CurveDef`'s: each method forwards to it. `Deref` to the `CurveDef` keeps
+/// `c.gx`, `c.n` and `&CurveDef` arguments working on a shadowed `c`.
+#[derive(Debug)]
+pub struct Outline<const L: usize>(pub &'static CurveDef<L>);
+
+impl<const L: usize> std::ops::Deref for Outline<L> {
+    type Target = CurveDef<L>;
+    fn deref(&self) -> &CurveDef<L> {
+        self.0
+    }
+}
+
+impl<const L: usize> CurveArith<L> for Outline<L> {
+    fn def(&self) -> &CurveDef<L> {
+        self.0
+    }
+    #[inline(never)]
+    fn mul(&self, a: &Uint<L>, b: &Uint<L>) -> Uint<L> {
+        CurveArith::mul(self.0, a, b)
+    }
+    #[inline(never)]
+    fn square(&self, a: &Uint<L>) -> Uint<L> {
+        CurveArith::square(self.0, a)
+    }
+    #[inline(never)]
+    fn add(&self, a: &Uint<L>, b: &Uint<L>) -> Uint<L> {
+        CurveArith::add(self.0, a, b)
+    }
+    #[inline(never)]
+    fn sub(&self, a: &Uint<L>, b: &Uint<L>) -> Uint<L> {
+        CurveArith::sub(self.0, a, b)
+    }
+    #[inline(never)]
+    fn neg(&self, a: &Uint<L>) -> Uint<L> {
+        CurveArith::neg(self.0, a)
+    }
+    #[inline(never)]
+    fn half(&self, a: &Uint<L>) -> Uint<L> {
+        CurveArith::half(self.0, a)
+    }
+    #[inline(never)]
+    fn select_pair(&self, table: &[[Uint<L>; 2]], mag: u64) -> [Uint<L>; 2] {
+        CurveArith::select_pair(self.0, table, mag)
+    }
+}
 
 /// A deterministic RNG for test inputs.
 pub fn rng(seed: u64) -> ChaCha20Rng {
