@@ -194,8 +194,13 @@ impl Backend for WgpuBackend {
     fn description(&self) -> String {
         match self.context() {
             Ok(ctx) => format!(
-                "GPU via wgpu: {}; 32-bit limbs, Montgomery CIOS, one invocation per job",
-                ctx.describe_adapter()
+                "GPU via wgpu: {}; 32-bit limbs, Montgomery CIOS, one invocation per job; \
+                 EC results made affine on the {}",
+                ctx.describe_adapter(),
+                match self.normalize.unwrap_or(ctx.normalize) {
+                    Normalize::Gpu => "GPU",
+                    Normalize::Host => "host",
+                }
             ),
             Err(e) => format!("GPU via wgpu: {e}"),
         }

@@ -7,7 +7,7 @@
 mod common;
 
 use batch_core::dev::{check_backend_vs_reference, check_identity_results_vs_reference};
-use batch_core::Curve;
+use batch_core::{Backend, Curve};
 use batch_scalar::ScalarBackend;
 use batch_wgpu::Normalize;
 
@@ -113,6 +113,7 @@ fn ecc_vs_scalar_normalized_on_gpu_and_host() {
         return;
     };
     let gpu = b.with_normalize(Normalize::Gpu);
+    assert!(gpu.description().ends_with("made affine on the GPU"));
     check_backend_vs_reference(&scalar(), &gpu, &[Curve::P256], &[], &[1, 257], 28);
     check_backend_vs_reference(&scalar(), &gpu, &[Curve::P521], &[], &[6], 30);
     check_backend_vs_reference(
@@ -125,6 +126,7 @@ fn ecc_vs_scalar_normalized_on_gpu_and_host() {
     );
     check_identity_results_vs_reference(&scalar(), &gpu);
     let host = b.with_normalize(Normalize::Host);
+    assert!(host.description().ends_with("made affine on the host"));
     check_backend_vs_reference(&scalar(), &host, &[Curve::P256], &[], &[65], 32);
     check_identity_results_vs_reference(&scalar(), &host);
     let Some(portable) = common::wgpu_portable_or_skip("ecc_vs_scalar_normalized_on_gpu_and_host")

@@ -4,7 +4,7 @@
 mod common;
 
 use batch_core::{Availability, Backend, Curve, Error, ModexpJob};
-use batch_wgpu::{wgpu, WgpuBackend, WgpuOptions};
+use batch_wgpu::{wgpu, Normalize, WgpuBackend, WgpuOptions};
 
 fn assert_every_call_unavailable(b: &WgpuBackend) {
     let m = [0xffff_fffb_u64];
@@ -138,4 +138,19 @@ fn description_names_the_adapter() {
     );
     // a software adapter is reported as an emulation (batch-speed leaves it out by default)
     assert_eq!(b.is_emulated(), d.contains("software (CPU)"), "{d}");
+    // where EC results are made affine: the host on a CPU adapter, else the GPU, unless
+    // BATCHSIG_WGPU_NORMALIZE says otherwise
+    let chosen = std::env::var("BATCHSIG_WGPU_NORMALIZE")
+        .ok()
+        .and_then(|v| Normalize::parse(&v));
+    let place = match chosen {
+        Some(Normalize::Gpu) => "GPU",
+        Some(Normalize::Host) => "host",
+        None if b.is_emulated() => "host",
+        None => "GPU",
+    };
+    assert!(
+        d.ends_with(&format!("EC results made affine on the {place}")),
+        "{d}"
+    );
 }
