@@ -56,6 +56,33 @@ pub enum Operation {
     MulBase(Curve),
     MulPoint(Curve),
     MulDoubleVartime(Curve),
+    /// `u₁·G + u₂·Q` where at least half the batch's jobs share their `Q` with at least
+    /// [`shared_route_min`] jobs each (one key verifying many signatures): backends that
+    /// build a comb table per shared point gain there. Without a route of its own it goes
+    /// where [`Operation::MulDoubleVartime`] goes.
+    MulDoubleSharedVartime(Curve),
+}
+
+/// Jobs per point from which a shared-key route is taken: where the avx2 backend's comb over
+/// a shared point overtakes the scalar wNAF (`avx2bench`, Zen 4, 2026-12-06, avx2 ÷ scalar:
+/// P-224 0.94× at 4 jobs a point, 1.12× at 8; P-384 0.98×, 1.14×; P-521 0.99× at 16, 1.06×
+/// at 32).
+pub fn shared_route_min(curve: Curve) -> usize {
+    match curve {
+        Curve::P521 => 32,
+        _ => 8,
+    }
+}
+
+/// Whether at least half of `points` (and at least one group) share their point with at
+/// least [`shared_route_min`] jobs each. Variable-time (public keys only).
+fn mostly_shared(curve: Curve, points: &[AffinePoint]) -> bool {
+    let min = shared_route_min(curve);
+    if points.len() < min {
+        return false;
+    }
+    let split = batch_core::shared::split_vartime(curve, points, min);
+    2 * (points.len() - split.rest.len()) >= points.len()
 }
 
 /// Sends each operation to a chosen backend; anything without a route goes to the fallback.
@@ -82,9 +109,10 @@ impl AutoBackend {
     pub fn new(fallback: Arc<dyn Backend>, routes: Vec<(Operation, Arc<dyn Backend>)>) -> Self {
         let supports = |op: &Operation, b: &Arc<dyn Backend>| match op {
             Operation::Modexp | Operation::ModexpVartime => true,
-            Operation::MulBase(c) | Operation::MulPoint(c) | Operation::MulDoubleVartime(c) => {
-                b.curves().contains(c)
-            }
+            Operation::MulBase(c)
+            | Operation::MulPoint(c)
+            | Operation::MulDoubleVartime(c)
+            | Operation::MulDoubleSharedVartime(c) => b.curves().contains(c),
         };
         // The first usable route for an operation is kept; later ones for it are dropped.
         let mut kept: Vec<(Operation, Arc<dyn Backend>)> = Vec::new();
@@ -120,7 +148,11 @@ impl AutoBackend {
     /// - and `k·Q` on P-256 (a tie) and every `u₁·G + u₂·Q`, where four lanes in lockstep lose
     ///   the scalar wNAF's skipped additions (ECDSA verify 0.45–0.8× scalar): scalar — except
     ///   P-256 where the CPU has BMI2 and ADX: `avx2`, whose P-256 is the scalar point code on
-    ///   a `mulx`/`adcx`/`adox` field (`batch_avx2::scalar_ecc`).
+    ///   a `mulx`/`adcx`/`adox` field (`batch_avx2::scalar_ecc`);
+    /// - but a `u₁·G + u₂·Q` batch on P-224, P-384 or P-521 whose jobs mostly share their
+    ///   point ([`Operation::MulDoubleSharedVartime`], [`shared_route_min`]): `avx2`, whose
+    ///   comb over a shared point beats the scalar wNAF (one-key verify/s 1.42×, 1.59× and
+    ///   1.08–1.23× scalar, Zen 4, 2026-12-06; docs/PERF.md).
     ///
     /// A route whose backend is unavailable on this CPU falls back to scalar.
     pub fn measured() -> Self {
@@ -139,6 +171,7 @@ impl AutoBackend {
                     Operation::MulBase(c),
                     Operation::MulPoint(c),
                     Operation::MulDoubleVartime(c),
+                    Operation::MulDoubleSharedVartime(c),
                 ] {
                     routes.push((op, avx512.clone()));
                 }
@@ -151,6 +184,11 @@ impl AutoBackend {
             (Operation::MulBase(Curve::P384), avx2.clone()),
             (Operation::MulPoint(Curve::P224), avx2.clone()),
             (Operation::MulPoint(Curve::P384), avx2.clone()),
+            // one key verifying many signatures: avx2's comb over the shared point (one-key
+            // verify/s 1.42× scalar on P-224, 1.59× on P-384, 1.08–1.23× on P-521; Zen 4)
+            (Operation::MulDoubleSharedVartime(Curve::P224), avx2.clone()),
+            (Operation::MulDoubleSharedVartime(Curve::P384), avx2.clone()),
+            (Operation::MulDoubleSharedVartime(Curve::P521), avx2.clone()),
         ]);
         // P-256 on batch-avx2's `mulx`/`adx` field (the scalar point code, wNAF verification
         // included) where the CPU has BMI2 and ADX: `k·Q` 1.4× and `u₁·G + u₂·Q` 1.3× the
@@ -166,10 +204,26 @@ impl AutoBackend {
 
     /// The backend that runs `op`.
     pub fn route(&self, op: Operation) -> &dyn Backend {
-        self.routes
-            .iter()
-            .find(|(o, _)| *o == op)
-            .map_or(self.fallback.as_ref(), |(_, b)| b.as_ref())
+        match self.routes.iter().find(|(o, _)| *o == op) {
+            Some((_, b)) => b.as_ref(),
+            None => match op {
+                Operation::MulDoubleSharedVartime(c) => self.route(Operation::MulDoubleVartime(c)),
+                _ => self.fallback.as_ref(),
+            },
+        }
+    }
+
+    /// The backend for a `u₁·G + u₂·Q` batch over `points`: the shared-key route where the
+    /// batch is [`mostly_shared`] and that route differs from the ordinary one (the grouping
+    /// is computed only then).
+    pub fn route_double(&self, curve: Curve, points: &[AffinePoint]) -> &dyn Backend {
+        let plain = self.route(Operation::MulDoubleVartime(curve));
+        let shared = self.route(Operation::MulDoubleSharedVartime(curve));
+        if !std::ptr::addr_eq(plain, shared) && mostly_shared(curve, points) {
+            shared
+        } else {
+            plain
+        }
     }
 }
 
@@ -252,7 +306,7 @@ impl Backend for AutoBackend {
         u2: &[EcUint],
         points: &[AffinePoint],
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-        self.route(Operation::MulDoubleVartime(curve))
+        self.route_double(curve, points)
             .mul_double_vartime(curve, u1, u2, points)
     }
 }
@@ -301,6 +355,15 @@ mod tests {
                 "scalar"
             };
             assert_eq!(verify, want_verify, "{c:?}");
+            let shared = auto.route(Operation::MulDoubleSharedVartime(c)).name();
+            let want_shared = if ifma {
+                "avx512"
+            } else if avx2 && c != Curve::P256 {
+                "avx2"
+            } else {
+                want_verify
+            };
+            assert_eq!(shared, want_shared, "{c:?} shared");
             let sign = auto.route(Operation::MulBase(c)).name();
             assert_eq!(
                 sign,
@@ -319,6 +382,122 @@ mod tests {
         }
     }
 
+    /// A backend that forwards to scalar and counts its `u₁·G + u₂·Q` calls.
+    #[derive(Debug)]
+    struct Counting(batch_scalar::ScalarBackend, std::sync::atomic::AtomicUsize);
+
+    impl Backend for Counting {
+        fn name(&self) -> &'static str {
+            "counting"
+        }
+        fn description(&self) -> String {
+            "scalar, counting".into()
+        }
+        fn availability(&self) -> Availability {
+            Availability::Available
+        }
+        fn modexp(
+            &self,
+            moduli: &[&[u64]],
+            jobs: &[ModexpJob<'_>],
+        ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+            self.0.modexp(moduli, jobs)
+        }
+        fn modexp_vartime(
+            &self,
+            moduli: &[&[u64]],
+            jobs: &[ModexpJob<'_>],
+        ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+            self.0.modexp_vartime(moduli, jobs)
+        }
+        fn mul_base(
+            &self,
+            curve: Curve,
+            scalars: &[EcUint],
+        ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+            self.0.mul_base(curve, scalars)
+        }
+        fn mul_point(
+            &self,
+            curve: Curve,
+            points: &[AffinePoint],
+            scalars: &[EcUint],
+        ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+            self.0.mul_point(curve, points, scalars)
+        }
+        fn mul_double_vartime(
+            &self,
+            curve: Curve,
+            u1: &[EcUint],
+            u2: &[EcUint],
+            points: &[AffinePoint],
+        ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
+            self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.0.mul_double_vartime(curve, u1, u2, points)
+        }
+    }
+
+    /// A batch goes to the shared-key route exactly when at least half its jobs share a
+    /// point in groups of [`shared_route_min`]; a curve without that route keeps the plain one.
+    #[test]
+    fn shared_key_batches_take_the_shared_route() {
+        use std::sync::atomic::Ordering::Relaxed;
+        let scalar = batch_scalar::ScalarBackend::new();
+        let counting = || Arc::new(Counting(batch_scalar::ScalarBackend::new(), 0.into()));
+        let (plain, shared) = (counting(), counting());
+        let auto = AutoBackend::new(
+            plain.clone(),
+            vec![(
+                Operation::MulDoubleSharedVartime(Curve::P384),
+                shared.clone(),
+            )],
+        );
+        let c = Curve::P384;
+        let mut r = batch_core::dev::rng(5);
+        let keys: Vec<AffinePoint> = scalar
+            .mul_base(c, &batch_core::dev::ec_scalars(&mut r, c, 26)[6..]) // past 0, 1, 2, …
+            .expect("batch")
+            .into_iter()
+            .map(|p| p.expect("key"))
+            .collect();
+        let min = shared_route_min(c);
+        // (points, goes to the shared route): 8 of 16 on one key; 7 of 15; every job its own
+        // key; 8 jobs a key over two keys; and a group one short of the minimum
+        let cases: [(Vec<AffinePoint>, bool); 5] = [
+            ([vec![keys[0]; min], keys[1..=8].to_vec()].concat(), true),
+            (
+                [vec![keys[0]; min - 1], keys[1..=8].to_vec()].concat(),
+                false,
+            ),
+            (keys.clone(), false),
+            ([vec![keys[0]; min], vec![keys[1]; min]].concat(), true),
+            (vec![keys[0]; min - 1], false),
+        ];
+        for (i, (pts, want_shared)) in cases.iter().enumerate() {
+            let u1 = batch_core::dev::ec_scalars(&mut r, c, pts.len());
+            let u2 = batch_core::dev::ec_scalars(&mut r, c, pts.len());
+            let before = (plain.1.load(Relaxed), shared.1.load(Relaxed));
+            let got = auto.mul_double_vartime(c, &u1, &u2, pts).expect("batch");
+            let want = scalar.mul_double_vartime(c, &u1, &u2, pts).expect("batch");
+            assert_eq!(got, want, "case {i}");
+            let after = (plain.1.load(Relaxed), shared.1.load(Relaxed));
+            let took_shared = after.1 > before.1;
+            assert_eq!(took_shared, *want_shared, "case {i}");
+            assert_eq!(
+                after.0 + after.1,
+                before.0 + before.1 + 1,
+                "case {i}: one call"
+            );
+        }
+        // P-256 has no shared route here: a shared batch stays on the plain route
+        let g = Curve::P256.generator();
+        let u = batch_core::dev::ec_scalars(&mut r, Curve::P256, 2 * min);
+        let before = shared.1.load(Relaxed);
+        auto.mul_double_vartime(Curve::P256, &u[..min], &u[min..], &vec![g; min])
+            .expect("batch");
+        assert_eq!(shared.1.load(Relaxed), before);
+    }
+
     #[test]
     fn auto_agrees_with_scalar() {
         let scalar = batch_scalar::ScalarBackend::new();
@@ -329,6 +508,13 @@ mod tests {
             &[2048],
             &[0, 1, 5, 9],
             77,
+        );
+        // batches mostly on shared keys, groups above every curve's shared_route_min
+        batch_core::dev::check_shared_points_vs_reference(
+            &scalar,
+            &AutoBackend::measured(),
+            33,
+            78,
         );
     }
 
