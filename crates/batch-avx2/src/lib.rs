@@ -194,8 +194,9 @@ impl Backend for Avx2Backend {
     }
 
     fn description(&self) -> String {
+        // both fields need the same instructions (BMI2, ADX)
         let p256 = if scalar_ecc::has_fast_field(Curve::P256) {
-            "; P-256: scalar point code on a mulx/adcx/adox field"
+            "; P-256, P-384: scalar point code on mulx/adcx/adox fields"
         } else {
             ""
         };

@@ -35,6 +35,7 @@ pub fn detect() -> Result<Avx2, String> {
 use crate::digits::ModulusDigits;
 
 pub mod p256;
+pub mod p384;
 
 /// [`crate::modexp::modexp_group_avx2`] behind the proof.
 pub fn modexp_group<const N: usize>(
@@ -93,6 +94,11 @@ impl Adx {
             _adx: self,
             avx2: detect().ok(),
         }
+    }
+
+    /// P-384's field on this proof's instructions.
+    pub fn p384(self) -> p384::P384Adx {
+        p384::P384Adx { _adx: self }
     }
 }
 

@@ -147,8 +147,10 @@ impl AutoBackend {
     ///   0.90×, `k·Q` 0.86–0.90×: the scalar field squares by the prime's shape);
     /// - and `k·Q` on P-256 (a tie) and every `u₁·G + u₂·Q`, where four lanes in lockstep lose
     ///   the scalar wNAF's skipped additions (ECDSA verify 0.45–0.8× scalar): scalar — except
-    ///   P-256 where the CPU has BMI2 and ADX: `avx2`, whose P-256 is the scalar point code on
-    ///   a `mulx`/`adcx`/`adox` field (`batch_avx2::scalar_ecc`);
+    ///   P-256 and P-384 where the CPU has BMI2 and ADX: `avx2`, whose P-256 and P-384 are the
+    ///   scalar point code on `mulx`/`adcx`/`adox` fields (`batch_avx2::scalar_ecc`; P-384
+    ///   `k·G`, `k·Q` and `u₁·G + u₂·Q` 1.27–1.32× the portable field, `avx2bench`, Zen 4,
+    ///   2026-12-06);
     /// - but a `u₁·G + u₂·Q` batch on P-224, P-384 or P-521 whose jobs mostly share their
     ///   point ([`Operation::MulDoubleSharedVartime`], [`shared_route_min`]): `avx2`, whose
     ///   comb over a shared point beats the scalar wNAF (one-key verify/s 1.42×, 1.59× and
@@ -190,14 +192,17 @@ impl AutoBackend {
             (Operation::MulDoubleSharedVartime(Curve::P384), avx2.clone()),
             (Operation::MulDoubleSharedVartime(Curve::P521), avx2.clone()),
         ]);
-        // P-256 on batch-avx2's `mulx`/`adx` field (the scalar point code, wNAF verification
-        // included) where the CPU has BMI2 and ADX: `k·Q` 1.4× and `u₁·G + u₂·Q` 1.3× the
-        // portable field (Zen 4, `avx2bench`).
+        // P-256 and P-384 on batch-avx2's `mulx`/`adx` fields (the scalar point code, wNAF
+        // verification included) where the CPU has BMI2 and ADX: P-256 `k·Q` 1.4× and
+        // `u₁·G + u₂·Q` 1.3× the portable field, P-384 1.27–1.30× (Zen 4, `avx2bench`).
         if batch_avx2::scalar_ecc::has_fast_field(Curve::P256) {
             routes.extend([
                 (Operation::MulPoint(Curve::P256), avx2.clone()),
-                (Operation::MulDoubleVartime(Curve::P256), avx2),
+                (Operation::MulDoubleVartime(Curve::P256), avx2.clone()),
             ]);
+        }
+        if batch_avx2::scalar_ecc::has_fast_field(Curve::P384) {
+            routes.push((Operation::MulDoubleVartime(Curve::P384), avx2));
         }
         Self::new(Arc::new(batch_scalar::ScalarBackend::new()), routes)
     }
@@ -346,10 +351,12 @@ mod tests {
         assert_eq!(auto.route(Operation::ModexpVartime).name(), want);
         for c in Curve::ALL {
             let verify = auto.route(Operation::MulDoubleVartime(c)).name();
-            let adx_p256 = c == Curve::P256 && batch_avx2::scalar_ecc::has_fast_field(c) && avx2;
+            let adx_field = matches!(c, Curve::P256 | Curve::P384)
+                && batch_avx2::scalar_ecc::has_fast_field(c)
+                && avx2;
             let want_verify = if ifma {
                 "avx512"
-            } else if adx_p256 {
+            } else if adx_field {
                 "avx2"
             } else {
                 "scalar"

@@ -1,18 +1,19 @@
-//! One or a few jobs, and P-256 wherever the CPU has BMI2 and ADX: batch-scalar's point code
-//! (one job at a time, the wNAF verification that skips additions) on the fastest field this
-//! CPU has for it. P-256 runs on [`P256Adx`] (`mulx`/`adcx`/`adox`, `simd::p256`) through its
-//! own [`CurveSpec`]; every other curve, and P-256 without ADX, on batch-scalar's portable
-//! field. Same representation, tables and results either way (tests hold the two to each
+//! One or a few jobs, and P-256 and P-384 wherever the CPU has BMI2 and ADX: batch-scalar's
+//! point code (one job at a time, the wNAF verification that skips additions) on the fastest
+//! field this CPU has for it. P-256 runs on [`P256Adx`] and P-384 on [`P384Adx`]
+//! (`mulx`/`adcx`/`adox`, `simd::p256`, `simd::p384`) through their own [`CurveSpec`]s; every
+//! other curve, and these two without ADX, on batch-scalar's portable field. Same representation, tables and results either way (tests hold the two to each
 //! other). The AVX2 backend runs its one- or two-job remainders here, and the AVX-512 backend
 //! its own remainders.
 
 use std::sync::OnceLock;
 
 use batch_core::{AffinePoint, Curve, EcUint, JobResult};
-use batch_scalar::ecc::comb::{table_p256, CombTable};
+use batch_scalar::ecc::comb::{table_p256, table_p384, CombTable};
 use batch_scalar::ecc::{self as scalar, CurveSpec};
 
 use crate::simd::p256::P256Adx;
+use crate::simd::p384::P384Adx;
 
 /// P-256 on the `mulx`/`adx` field.
 #[derive(Debug)]
@@ -35,17 +36,44 @@ impl CurveSpec<4> for SpecP256Adx {
     }
 }
 
-/// Whether `curve` runs on a field of this crate here (P-256 with BMI2 and ADX).
+/// P-384 on the `mulx`/`adx` field.
+#[derive(Debug)]
+struct SpecP384Adx;
+
+/// The field, where this CPU has BMI2 and ADX.
+pub fn p384_adx() -> Option<&'static P384Adx> {
+    static F: OnceLock<Option<P384Adx>> = OnceLock::new();
+    F.get_or_init(|| crate::adx().map(|a| a.p384())).as_ref()
+}
+
+impl CurveSpec<6> for SpecP384Adx {
+    type Arith = P384Adx;
+    #[inline(always)]
+    fn arith() -> &'static P384Adx {
+        p384_adx().expect("SpecP384Adx is used only where p384_adx() is Some")
+    }
+    fn table() -> &'static CombTable<6> {
+        table_p384()
+    }
+}
+
+/// Whether `curve` runs on a field of this crate here (P-256 and P-384 with BMI2 and ADX).
 pub fn has_fast_field(curve: Curve) -> bool {
-    curve == Curve::P256 && p256_adx().is_some()
+    match curve {
+        Curve::P256 => p256_adx().is_some(),
+        Curve::P384 => p384_adx().is_some(),
+        _ => false,
+    }
 }
 
 /// `k·G` for each scalar; constant-time in the scalars.
 pub fn mul_base(curve: Curve, scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
-    if has_fast_field(curve) {
-        scalar::mul_base_with::<4, SpecP256Adx>(scalars)
-    } else {
+    if !has_fast_field(curve) {
         scalar::mul_base(curve, scalars)
+    } else if curve == Curve::P384 {
+        scalar::mul_base_with::<6, SpecP384Adx>(scalars)
+    } else {
+        scalar::mul_base_with::<4, SpecP256Adx>(scalars)
     }
 }
 
@@ -55,10 +83,12 @@ pub fn mul_point(
     points: &[AffinePoint],
     scalars: &[EcUint],
 ) -> Vec<JobResult<AffinePoint>> {
-    if has_fast_field(curve) {
-        scalar::mul_point_with::<4, SpecP256Adx>(points, scalars)
-    } else {
+    if !has_fast_field(curve) {
         scalar::mul_point(curve, points, scalars)
+    } else if curve == Curve::P384 {
+        scalar::mul_point_with::<6, SpecP384Adx>(points, scalars)
+    } else {
+        scalar::mul_point_with::<4, SpecP256Adx>(points, scalars)
     }
 }
 
@@ -69,9 +99,11 @@ pub fn mul_double_vartime(
     u2: &[EcUint],
     points: &[AffinePoint],
 ) -> Vec<JobResult<AffinePoint>> {
-    if has_fast_field(curve) {
-        scalar::mul_double_with_vartime::<4, SpecP256Adx>(u1, u2, points)
-    } else {
+    if !has_fast_field(curve) {
         scalar::mul_double_vartime(curve, u1, u2, points)
+    } else if curve == Curve::P384 {
+        scalar::mul_double_with_vartime::<6, SpecP384Adx>(u1, u2, points)
+    } else {
+        scalar::mul_double_with_vartime::<4, SpecP256Adx>(u1, u2, points)
     }
 }
