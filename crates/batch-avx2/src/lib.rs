@@ -196,7 +196,7 @@ impl Backend for Avx2Backend {
     fn description(&self) -> String {
         // both fields need the same instructions (BMI2, ADX)
         let p256 = if scalar_ecc::has_fast_field(Curve::P256) {
-            "; P-256, P-384: scalar point code on mulx/adcx/adox fields"
+            "; P-256, P-384, P-521: scalar point code on mulx/adcx/adox fields"
         } else {
             ""
         };

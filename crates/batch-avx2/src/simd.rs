@@ -36,6 +36,7 @@ use crate::digits::ModulusDigits;
 
 pub mod p256;
 pub mod p384;
+pub mod p521;
 
 /// [`crate::modexp::modexp_group_avx2`] behind the proof.
 pub fn modexp_group<const N: usize>(
@@ -99,6 +100,11 @@ impl Adx {
     /// P-384's field on this proof's instructions.
     pub fn p384(self) -> p384::P384Adx {
         p384::P384Adx { _adx: self }
+    }
+
+    /// P-521's field with its product on this proof's instructions.
+    pub fn p521(self) -> p521::P521Adx {
+        p521::P521Adx { _adx: self }
     }
 }
 

@@ -140,17 +140,16 @@ impl AutoBackend {
     /// - every curve operation where the CPU has AVX-512 IFMA: `avx512` (Zen 4, one thread,
     ///   batch 1024, `examples/ecbench.rs` in batch-avx512: `k·G` 3.1–4.8× scalar, `k·Q`
     ///   3.6–4.8×, `u₁·G + u₂·Q` 1.8–2.8×, every curve);
-    /// - elsewhere `k·G` on P-224, P-256 and P-384 (P-256 sign 1.36–1.6× scalar; P-224
-    ///   1.36–1.57×; `avx2bench` on Zen 4, 2026-12-06: 1.22–1.23×, 1.66–1.70×, 1.09–1.11×)
-    ///   and `k·Q` on P-224 and P-384 (1.09× and 1.11–1.15× in `avx2bench`, since the scalar
-    ///   `k·Q` adds in Jacobian coordinates): `avx2`; P-521 stays scalar for both (`k·G`
-    ///   0.90×, `k·Q` 0.86–0.90×: the scalar field squares by the prime's shape);
-    /// - and `k·Q` on P-256 (a tie) and every `u₁·G + u₂·Q`, where four lanes in lockstep lose
-    ///   the scalar wNAF's skipped additions (ECDSA verify 0.45–0.8× scalar): scalar — except
-    ///   P-256 and P-384 where the CPU has BMI2 and ADX: `avx2`, whose P-256 and P-384 are the
-    ///   scalar point code on `mulx`/`adcx`/`adox` fields (`batch_avx2::scalar_ecc`; P-384
-    ///   `k·G`, `k·Q` and `u₁·G + u₂·Q` 1.27–1.32× the portable field, `avx2bench`, Zen 4,
-    ///   2026-12-06);
+    /// - elsewhere, where the CPU has BMI2 and ADX (every AVX2 CPU in practice): every P-256,
+    ///   P-384 and P-521 operation on `avx2`, whose curves other than P-224 are batch-scalar's
+    ///   point code on `mulx`/`adcx`/`adox` fields (`batch_avx2::scalar_ecc`; `avx2bench`,
+    ///   Zen 4, 2026-12-06, against the portable field: P-256 `k·Q` 1.4× and `u₁·G + u₂·Q`
+    ///   1.3×; P-384 `k·G`, `k·Q`, `u₁·G + u₂·Q` 1.27–1.32×; P-521, whose squaring stays
+    ///   portable, 1.08×, 1.10×, 1.05–1.07×);
+    /// - P-224 `k·G` and `k·Q` on `avx2`'s four lanes (1.22–1.23× and 1.09× scalar in
+    ///   `avx2bench`), and P-224 `u₁·G + u₂·Q` on scalar, where four lanes in lockstep lose
+    ///   the scalar wNAF's skipped additions; without BMI2/ADX the four lanes also take `k·G`
+    ///   on P-256 and P-384 and `k·Q` on P-384, and scalar the rest;
     /// - but a `u₁·G + u₂·Q` batch on P-224, P-384 or P-521 whose jobs mostly share their
     ///   point ([`Operation::MulDoubleSharedVartime`], [`shared_route_min`]): `avx2`, whose
     ///   comb over a shared point beats the scalar wNAF (one-key verify/s 1.42×, 1.59× and
@@ -202,7 +201,17 @@ impl AutoBackend {
             ]);
         }
         if batch_avx2::scalar_ecc::has_fast_field(Curve::P384) {
-            routes.push((Operation::MulDoubleVartime(Curve::P384), avx2));
+            routes.push((Operation::MulDoubleVartime(Curve::P384), avx2.clone()));
+        }
+        // P-521 with its product on `mulx`/`adx` (the squaring stays the portable one, which
+        // needs no multiplication to reduce): `k·G` 1.08×, `k·Q` 1.10×, `u₁·G + u₂·Q`
+        // 1.05–1.07× the portable field, where the four lanes take 0.90×, 0.87× and 0.75×.
+        if batch_avx2::scalar_ecc::has_fast_field(Curve::P521) {
+            routes.extend([
+                (Operation::MulBase(Curve::P521), avx2.clone()),
+                (Operation::MulPoint(Curve::P521), avx2.clone()),
+                (Operation::MulDoubleVartime(Curve::P521), avx2),
+            ]);
         }
         Self::new(Arc::new(batch_scalar::ScalarBackend::new()), routes)
     }
@@ -351,9 +360,7 @@ mod tests {
         assert_eq!(auto.route(Operation::ModexpVartime).name(), want);
         for c in Curve::ALL {
             let verify = auto.route(Operation::MulDoubleVartime(c)).name();
-            let adx_field = matches!(c, Curve::P256 | Curve::P384)
-                && batch_avx2::scalar_ecc::has_fast_field(c)
-                && avx2;
+            let adx_field = c != Curve::P224 && batch_avx2::scalar_ecc::has_fast_field(c) && avx2;
             let want_verify = if ifma {
                 "avx512"
             } else if adx_field {
@@ -376,12 +383,24 @@ mod tests {
                 sign,
                 if ifma {
                     "avx512"
-                } else if avx2 && c != Curve::P521 {
+                } else if avx2 && (c != Curve::P521 || adx_field) {
                     "avx2"
                 } else {
                     "scalar"
                 },
                 "{c:?}"
+            );
+            let ecdh = auto.route(Operation::MulPoint(c)).name();
+            assert_eq!(
+                ecdh,
+                if ifma {
+                    "avx512"
+                } else if adx_field || (avx2 && matches!(c, Curve::P224 | Curve::P384)) {
+                    "avx2"
+                } else {
+                    "scalar"
+                },
+                "{c:?} k·Q"
             );
         }
         if !ifma {

@@ -181,16 +181,17 @@ use crate::SHARED_POINT_MIN;
 /// many of this backend's per-job additions ([`batch_core::shared::comb_width`]).
 const TABLE_ENTRY_COST: usize = 4;
 
-/// Jobs under one P-384 point from which the lanes' comb over that point beats the scalar
-/// point code on the `mulx`/`adx` field (its own shared-point comb included): `avx2bench`,
-/// Zen 4, one thread, jobs/s lanes ÷ `mulx`: 0.77 at 8 jobs a point, 1.01 at 16, 1.07 at 32,
-/// 1.18 at 128 (docs/PERF.md, "P-384 on `mulx`/`adcx`/`adox`").
-const LANES_SHARED_MIN_P384_ADX: usize = 32;
+/// Jobs under one P-384 or P-521 point from which the lanes' comb over that point beats the
+/// scalar point code on the `mulx`/`adx` field (its own shared-point comb included):
+/// `avx2bench`, Zen 4, one thread, jobs/s lanes ÷ `mulx`: P-384 0.77 at 8 jobs a point, 1.01
+/// at 16, 1.07 at 32, 1.18 at 128; P-521 1.13 at 32, 1.08 at 128 (docs/PERF.md, "P-384 and
+/// P-521 on `mulx`/`adcx`/`adox`").
+const LANES_SHARED_MIN_ADX: usize = 32;
 
 /// `u₁·G + u₂·Q` for each triple; variable-time (public inputs only). Jobs sharing a point
 /// in groups of at least [`SHARED_POINT_MIN`] run on a comb table for that point. P-256 with
-/// BMI2 and ADX runs wholly on the scalar point code's `mulx`/`adx` field; so does P-384,
-/// except groups of at least [`LANES_SHARED_MIN_P384_ADX`] jobs a point (the lanes' comb).
+/// BMI2 and ADX runs wholly on the scalar point code's `mulx`/`adx` field; so do P-384 and
+/// P-521, except groups of at least [`LANES_SHARED_MIN_ADX`] jobs a point (the lanes' comb).
 pub fn mul_double_vartime(
     t: Avx2,
     curve: Curve,
@@ -200,7 +201,7 @@ pub fn mul_double_vartime(
 ) -> Vec<JobResult<AffinePoint>> {
     use batch_core::shared::{comb_width, gather, group_scalars_vartime, run_split, split_vartime};
     let adx = scalar::has_fast_field(curve);
-    if adx && curve != Curve::P384 {
+    if adx && curve == Curve::P256 {
         return scalar::mul_double_vartime(curve, u1, u2, points);
     }
     let distinct = |u1: &[EcUint], u2: &[EcUint], points: &[AffinePoint]| {
@@ -211,7 +212,7 @@ pub fn mul_double_vartime(
         }
     };
     let min = if adx {
-        LANES_SHARED_MIN_P384_ADX
+        LANES_SHARED_MIN_ADX
     } else {
         SHARED_POINT_MIN
     };

@@ -1,19 +1,21 @@
-//! One or a few jobs, and P-256 and P-384 wherever the CPU has BMI2 and ADX: batch-scalar's
-//! point code (one job at a time, the wNAF verification that skips additions) on the fastest
-//! field this CPU has for it. P-256 runs on [`P256Adx`] and P-384 on [`P384Adx`]
-//! (`mulx`/`adcx`/`adox`, `simd::p256`, `simd::p384`) through their own [`CurveSpec`]s; every
-//! other curve, and these two without ADX, on batch-scalar's portable field. Same representation, tables and results either way (tests hold the two to each
+//! One or a few jobs, and P-256, P-384 and P-521 wherever the CPU has BMI2 and ADX:
+//! batch-scalar's point code (one job at a time, the wNAF verification that skips additions)
+//! on the fastest field this CPU has for it. P-256 runs on [`P256Adx`], P-384 on [`P384Adx`]
+//! and P-521 on [`P521Adx`] (`mulx`/`adcx`/`adox`, `simd::p256`, `simd::p384`, `simd::p521`)
+//! through their own [`CurveSpec`]s; P-224, and every curve without ADX, on batch-scalar's
+//! portable field. Same representation, tables and results either way (tests hold the two to each
 //! other). The AVX2 backend runs its one- or two-job remainders here, and the AVX-512 backend
 //! its own remainders.
 
 use std::sync::OnceLock;
 
 use batch_core::{AffinePoint, Curve, EcUint, JobResult};
-use batch_scalar::ecc::comb::{table_p256, table_p384, CombTable};
+use batch_scalar::ecc::comb::{table_p256, table_p384, table_p521, CombTable};
 use batch_scalar::ecc::{self as scalar, CurveSpec};
 
 use crate::simd::p256::P256Adx;
 use crate::simd::p384::P384Adx;
+use crate::simd::p521::P521Adx;
 
 /// P-256 on the `mulx`/`adx` field.
 #[derive(Debug)]
@@ -57,12 +59,35 @@ impl CurveSpec<6> for SpecP384Adx {
     }
 }
 
-/// Whether `curve` runs on a field of this crate here (P-256 and P-384 with BMI2 and ADX).
+/// P-521 on the field with its product on `mulx`/`adx`.
+#[derive(Debug)]
+struct SpecP521Adx;
+
+/// The field, where this CPU has BMI2 and ADX.
+pub fn p521_adx() -> Option<&'static P521Adx> {
+    static F: OnceLock<Option<P521Adx>> = OnceLock::new();
+    F.get_or_init(|| crate::adx().map(|a| a.p521())).as_ref()
+}
+
+impl CurveSpec<9> for SpecP521Adx {
+    type Arith = P521Adx;
+    #[inline(always)]
+    fn arith() -> &'static P521Adx {
+        p521_adx().expect("SpecP521Adx is used only where p521_adx() is Some")
+    }
+    fn table() -> &'static CombTable<9> {
+        table_p521()
+    }
+}
+
+/// Whether `curve` runs on a field of this crate here (P-256, P-384 and P-521 with BMI2 and
+/// ADX).
 pub fn has_fast_field(curve: Curve) -> bool {
     match curve {
         Curve::P256 => p256_adx().is_some(),
         Curve::P384 => p384_adx().is_some(),
-        _ => false,
+        Curve::P521 => p521_adx().is_some(),
+        Curve::P224 => false,
     }
 }
 
@@ -72,6 +97,8 @@ pub fn mul_base(curve: Curve, scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>>
         scalar::mul_base(curve, scalars)
     } else if curve == Curve::P384 {
         scalar::mul_base_with::<6, SpecP384Adx>(scalars)
+    } else if curve == Curve::P521 {
+        scalar::mul_base_with::<9, SpecP521Adx>(scalars)
     } else {
         scalar::mul_base_with::<4, SpecP256Adx>(scalars)
     }
@@ -87,6 +114,8 @@ pub fn mul_point(
         scalar::mul_point(curve, points, scalars)
     } else if curve == Curve::P384 {
         scalar::mul_point_with::<6, SpecP384Adx>(points, scalars)
+    } else if curve == Curve::P521 {
+        scalar::mul_point_with::<9, SpecP521Adx>(points, scalars)
     } else {
         scalar::mul_point_with::<4, SpecP256Adx>(points, scalars)
     }
@@ -103,6 +132,8 @@ pub fn mul_double_vartime(
         scalar::mul_double_vartime(curve, u1, u2, points)
     } else if curve == Curve::P384 {
         scalar::mul_double_with_vartime::<6, SpecP384Adx>(u1, u2, points)
+    } else if curve == Curve::P521 {
+        scalar::mul_double_with_vartime::<9, SpecP521Adx>(u1, u2, points)
     } else {
         scalar::mul_double_with_vartime::<4, SpecP256Adx>(u1, u2, points)
     }

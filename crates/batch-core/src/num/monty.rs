@@ -673,6 +673,22 @@ const P521_P: [u64; 9] = [
     0x1ff,
 ];
 
+impl MontyParams<9> {
+    /// `w·R⁻¹ mod p`, fully reduced, for a double-width `w = [low, high]` below `R·p` (the
+    /// product of two elements below `p`), where this is P-521's field: the reduction of
+    /// [`Self::square`] without multiplications ([`redc_p521`]), for a field that forms the
+    /// product with its own instructions (batch-avx2's `mulx`/`adcx`/`adox` P-521). Panics on
+    /// any other modulus (a public comparison). Constant-time in `w`.
+    #[inline(always)]
+    pub fn redc_wide_p521(&self, w: [[u64; 9]; 2]) -> Uint<9> {
+        assert!(
+            self.p521_form(&Uint::ZERO).is_some(),
+            "redc_wide_p521 on a modulus other than P-521's prime"
+        );
+        self.final_sub(Uint(redc_p521(w)), 0)
+    }
+}
+
 /// Montgomery reduction modulo P-521's prime `p = 2^521 − 1` of a double-width `w < R·p`
 /// (`R = 2^576`), with no multiplication. Write `w = hi·R + lo`; then `w·R⁻¹ ≡ hi + lo·R⁻¹`,
 /// and `R = 2^521·2^55 ≡ 2^55`, so `lo·R⁻¹ ≡ lo·2^−55 = ⌊lo/2^55⌋ + (lo mod 2^55)·2^−55`, where
