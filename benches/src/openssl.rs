@@ -23,7 +23,22 @@ pub fn version() -> Result<String, String> {
     if !out.status.success() {
         return Err(format!("`openssl version` exited with {}", out.status));
     }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    Ok(with_cpu_mask(
+        version,
+        std::env::var("OPENSSL_ia32cap").ok().as_deref(),
+    ))
+}
+
+/// `version`, saying so where `OPENSSL_ia32cap` is set: it masks the CPU features OpenSSL's
+/// (and AWS-LC's) assembly may use, e.g. `~0x0:~0x10000` clears AVX-512F and with it their
+/// IFMA code, which is how a CPU without AVX-512 is compared on one that has it
+/// (docs/PERF.md), so a table measured that way must say it.
+pub fn with_cpu_mask(version: String, ia32cap: Option<&str>) -> String {
+    match ia32cap {
+        Some(cap) => format!("{version} (OPENSSL_ia32cap={cap}: CPU features masked)"),
+        None => version,
+    }
 }
 
 /// Runs `openssl speed -mr -seconds S [-multi T] <alg>` and parses its summary lines.
@@ -86,6 +101,18 @@ pub fn parse_mr(text: &str) -> Vec<OpensslFigure> {
 mod tests {
     use super::*;
     use batch_core::Curve;
+
+    #[test]
+    fn a_cpu_mask_is_reported() {
+        assert_eq!(
+            with_cpu_mask("OpenSSL 3.0.19".into(), None),
+            "OpenSSL 3.0.19"
+        );
+        assert_eq!(
+            with_cpu_mask("OpenSSL 3.0.19".into(), Some("~0x0:~0x10000")),
+            "OpenSSL 3.0.19 (OPENSSL_ia32cap=~0x0:~0x10000: CPU features masked)"
+        );
+    }
 
     #[test]
     fn parses_multi_output() {
