@@ -494,6 +494,67 @@ cios_row!(
     ]
 );
 
+/// Holds a field of this crate (`f`) to the portable one (`c.p`): `mul`, `square`, `add`,
+/// `sub`, `neg` and `half` on the edges every prime shares — 0, 1, 2, `p − 1`, `p − 2`,
+/// `R mod p` — plus the curve's own (`edges`, each below `p`) and six random elements, on
+/// every pair of them, then on 20 000 random pairs below `p` (drawn from `seed`).
+#[cfg(test)]
+pub(crate) fn check_field_against_portable<const L: usize>(
+    f: &impl batch_core::curve::CurveArith<L>,
+    c: &batch_core::curve::CurveDef<L>,
+    edges: &[batch_core::num::Uint<L>],
+    seed: u64,
+) {
+    use batch_core::curve::CurveArith;
+    use batch_core::num::Uint;
+    use rand::{RngExt, SeedableRng};
+    let p = *c.p.modulus();
+    let bits = c.curve.bits();
+    let sub_small = |k: u64| p.sbb(&Uint::from_limbs(&[k]).unwrap()).0;
+    let mut xs = vec![
+        Uint::ZERO,
+        Uint::ONE,
+        Uint::from_limbs(&[2]).unwrap(),
+        sub_small(1),
+        sub_small(2),
+        *c.p.one(),
+    ];
+    xs.extend_from_slice(edges);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut random = || loop {
+        let mut x = Uint::<L>(core::array::from_fn(|_| rng.random()));
+        if !bits.is_multiple_of(64) {
+            x.0[L - 1] &= (1 << (bits % 64)) - 1;
+        }
+        if x.ct_lt_mask(&p) == u64::MAX {
+            return x;
+        }
+    };
+    for _ in 0..6 {
+        xs.push(random());
+    }
+    let check = |a: &Uint<L>, b: &Uint<L>| {
+        assert_eq!(f.mul(a, b), c.p.mul(a, b), "mul {a:?} {b:?}");
+        assert_eq!(f.add(a, b), c.p.add(a, b), "add {a:?} {b:?}");
+        assert_eq!(f.sub(a, b), c.p.sub(a, b), "sub {a:?} {b:?}");
+    };
+    for a in &xs {
+        assert!(a.ct_lt_mask(&p) == u64::MAX, "edge below p: {a:?}");
+        assert_eq!(f.square(a), c.p.square(a), "square {a:?}");
+        assert_eq!(f.neg(a), c.p.neg(a), "neg {a:?}");
+        assert_eq!(f.half(a), CurveArith::half(c, a), "half {a:?}");
+        for b in &xs {
+            check(a, b);
+        }
+    }
+    for _ in 0..20_000 {
+        let (a, b) = (random(), random());
+        check(&a, &b);
+        assert_eq!(f.square(&a), c.p.square(&a), "square {a:?}");
+        assert_eq!(f.half(&a), CurveArith::half(c, &a), "half {a:?}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,68 +17,41 @@ use crate::simd::p256::P256Adx;
 use crate::simd::p384::P384Adx;
 use crate::simd::p521::P521Adx;
 
-/// P-256 on the `mulx`/`adx` field.
-#[derive(Debug)]
-struct SpecP256Adx;
+/// A curve's `mulx`/`adx` field as a [`CurveSpec`]: the spec `$spec` over `$field` (`L =
+/// $l`), the accessor `$get` (the field where this CPU has BMI2 and ADX, built once by
+/// `Adx::$make`) and the comb table `$table`.
+macro_rules! adx_spec {
+    ($spec:ident, $field:ty, $l:literal, $get:ident, $make:ident, $table:ident) => {
+        #[derive(Debug)]
+        struct $spec;
 
-/// The field, where this CPU has BMI2 and ADX.
-pub fn p256_adx() -> Option<&'static P256Adx> {
-    static F: OnceLock<Option<P256Adx>> = OnceLock::new();
-    F.get_or_init(|| crate::adx().map(|a| a.p256())).as_ref()
+        /// The field, where this CPU has BMI2 and ADX.
+        pub fn $get() -> Option<&'static $field> {
+            static F: OnceLock<Option<$field>> = OnceLock::new();
+            F.get_or_init(|| crate::adx().map(|a| a.$make())).as_ref()
+        }
+
+        impl CurveSpec<$l> for $spec {
+            type Arith = $field;
+            #[inline(always)]
+            fn arith() -> &'static $field {
+                $get().expect(concat!(
+                    stringify!($spec),
+                    " is used only where ",
+                    stringify!($get),
+                    "() is Some"
+                ))
+            }
+            fn table() -> &'static CombTable<$l> {
+                $table()
+            }
+        }
+    };
 }
 
-impl CurveSpec<4> for SpecP256Adx {
-    type Arith = P256Adx;
-    #[inline(always)]
-    fn arith() -> &'static P256Adx {
-        p256_adx().expect("SpecP256Adx is used only where p256_adx() is Some")
-    }
-    fn table() -> &'static CombTable<4> {
-        table_p256()
-    }
-}
-
-/// P-384 on the `mulx`/`adx` field.
-#[derive(Debug)]
-struct SpecP384Adx;
-
-/// The field, where this CPU has BMI2 and ADX.
-pub fn p384_adx() -> Option<&'static P384Adx> {
-    static F: OnceLock<Option<P384Adx>> = OnceLock::new();
-    F.get_or_init(|| crate::adx().map(|a| a.p384())).as_ref()
-}
-
-impl CurveSpec<6> for SpecP384Adx {
-    type Arith = P384Adx;
-    #[inline(always)]
-    fn arith() -> &'static P384Adx {
-        p384_adx().expect("SpecP384Adx is used only where p384_adx() is Some")
-    }
-    fn table() -> &'static CombTable<6> {
-        table_p384()
-    }
-}
-
-/// P-521 on the field with its product on `mulx`/`adx`.
-#[derive(Debug)]
-struct SpecP521Adx;
-
-/// The field, where this CPU has BMI2 and ADX.
-pub fn p521_adx() -> Option<&'static P521Adx> {
-    static F: OnceLock<Option<P521Adx>> = OnceLock::new();
-    F.get_or_init(|| crate::adx().map(|a| a.p521())).as_ref()
-}
-
-impl CurveSpec<9> for SpecP521Adx {
-    type Arith = P521Adx;
-    #[inline(always)]
-    fn arith() -> &'static P521Adx {
-        p521_adx().expect("SpecP521Adx is used only where p521_adx() is Some")
-    }
-    fn table() -> &'static CombTable<9> {
-        table_p521()
-    }
-}
+adx_spec!(SpecP256Adx, P256Adx, 4, p256_adx, p256, table_p256);
+adx_spec!(SpecP384Adx, P384Adx, 6, p384_adx, p384, table_p384);
+adx_spec!(SpecP521Adx, P521Adx, 9, p521_adx, p521, table_p521);
 
 /// Whether `curve` runs on a field of this crate here (P-256, P-384 and P-521 with BMI2 and
 /// ADX).
