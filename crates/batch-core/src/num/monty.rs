@@ -180,7 +180,7 @@ impl<const L: usize> MontyParams<L> {
             return self.final_sub(widen(t), t_hi);
         }
         if let Some(a9) = self.p521_form(a) {
-            return self.final_sub(widen(redc_p521(sqr_wide(a9))), 0);
+            return widen(redc_p521(sqr_wide(a9)));
         }
         let m = &self.modulus.0;
         // `L` is public. Measured (docs in the module header): up to 16 limbs the separate
@@ -674,8 +674,8 @@ const P521_P: [u64; 9] = [
 ];
 
 impl MontyParams<9> {
-    /// `w·R⁻¹ mod p`, fully reduced, for a double-width `w = [low, high]` below `R·p` (the
-    /// product of two elements below `p`), where this is P-521's field: the reduction of
+    /// `w·R⁻¹ mod p`, fully reduced, for a double-width `w = [low, high]` at most `(p − 1)²`
+    /// (the product of two elements below `p`), where this is P-521's field: the reduction of
     /// [`Self::square`] without multiplications ([`redc_p521`]), for a field that forms the
     /// product with its own instructions (batch-avx2's `mulx`/`adcx`/`adox` P-521). Panics on
     /// any other modulus (a public comparison). Constant-time in `w`.
@@ -685,40 +685,46 @@ impl MontyParams<9> {
             self.p521_form(&Uint::ZERO).is_some(),
             "redc_wide_p521 on a modulus other than P-521's prime"
         );
-        self.final_sub(Uint(redc_p521(w)), 0)
+        Uint(redc_p521(w))
     }
 }
 
-/// Montgomery reduction modulo P-521's prime `p = 2^521 − 1` of a double-width `w < R·p`
-/// (`R = 2^576`), with no multiplication. Write `w = hi·R + lo`; then `w·R⁻¹ ≡ hi + lo·R⁻¹`,
-/// and `R = 2^521·2^55 ≡ 2^55`, so `lo·R⁻¹ ≡ lo·2^−55 = ⌊lo/2^55⌋ + (lo mod 2^55)·2^−55`, where
-/// `2^−55 ≡ 2^466`. The three terms are each below `2^521` (`hi` because `w < 2^1097`), so
-/// their sum `s < 3·2^521` fits the nine limbs; one fold (`2^521 ≡ 1`) leaves it at most
-/// `p + 2 < 2p`, the generic kernels' contract for the final subtraction. Constant-time:
-/// fixed shifts, masks and carry chains.
+/// Montgomery reduction modulo P-521's prime `p = 2^521 − 1` of a double-width `w ≤ (p − 1)²`
+/// (the product of two elements below `p`; `R = 2^576`), with no multiplication, fully
+/// reduced. Write `w = H·R + L` (`L` the low nine words); then `w·R⁻¹ ≡ H + L·R⁻¹`, and
+/// `R = 2^521·2^55 ≡ 2^55`, so `L·R⁻¹ ≡ L·2^−55 = ⌊L/2^55⌋ + (L mod 2^55)·2^−55`, where
+/// `2^−55 ≡ 2^466`. Since `w < 2^1042`, `H < 2^466`: its bits and those of
+/// `(L mod 2^55)·2^466` (bits 466 … 520) do not overlap, so `H' = H + (L mod 2^55)·2^466` is
+/// an OR, below `2^521`, and the sum `s = H' + ⌊L/2^55⌋` is at most `2p − 1` (`s = 2p` would
+/// need `L = 2^576 − 1` and `H = 2^466 − 1`, i.e. `w = 2^1042 − 1`). One carry chain forms
+/// `t = s + 1`: its bit 521 is set exactly when `s ≥ p`, and then `t − 2^521 = s − p`;
+/// otherwise the result is `t − 1 = s`. So a second chain subtracts `1 − bit` and the mask
+/// drops bit 521. Constant-time: fixed shifts, masks and carry chains.
 #[inline(always)]
 fn redc_p521(w: [[u64; 9]; 2]) -> [u64; 9] {
     const TOP: u64 = 0x1ff; // bits 512 … 520, in limb 8
     let [lo, hi] = w;
-    let mut s = [0u64; 9];
-    let mut c = 0;
+    debug_assert!(hi[8] == 0 && hi[7] >> 18 == 0, "w ≤ (p − 1)² < 2^1042");
+    // H' = H | (L mod 2^55)·2^466: bit 466 is bit 18 of limb 7
+    let low = lo[0] << 9; // L's bits 0 … 54 at bits 9 … 63
+    let mut h = hi;
+    h[7] |= low << 9;
+    h[8] = low >> 55;
+    // t = H' + ⌊L/2^55⌋ + 1
+    let mut t = [0u64; 9];
+    let mut c = 1;
     for i in 0..9 {
         let above = if i < 8 { lo[i + 1] << 9 } else { 0 };
-        (s[i], c) = adc(hi[i], (lo[i] >> 55) | above, c);
+        (t[i], c) = adc(h[i], (lo[i] >> 55) | above, c);
     }
-    // (lo mod 2^55)·2^466: bit 466 is bit 18 of limb 7
-    let low = lo[0] & ((1 << 55) - 1);
-    let c2;
-    (s[7], c) = adc(s[7], low << 18, c);
-    (s[8], c2) = adc(s[8], low >> 46, c);
-    debug_assert_eq!(c2, 0, "s < 3·2^521 never carries out of limb 8");
-    // fold bits 521 … 522 (s < 3·2^521) back onto bit 0
-    let mut c = s[8] >> 9;
-    s[8] &= TOP;
-    for x in s.iter_mut() {
-        (*x, c) = adc(*x, c, 0);
+    debug_assert_eq!(c, 0, "t ≤ 2p < 2^522");
+    // bit 521 clear: s < p, take t − 1; set: take t − 2^521
+    let mut borrow = (t[8] >> 9) ^ 1;
+    for x in t.iter_mut() {
+        (*x, borrow) = sbb(*x, 0, borrow);
     }
-    s
+    t[8] &= TOP;
+    t
 }
 
 /// Coarsely integrated operand scanning: row `i` adds `a·b_i`, then `u·m` with `u` chosen to
@@ -1018,7 +1024,7 @@ mod tests {
     /// P-521's squaring through `redc_p521` against the generic kernel and num-bigint: edge
     /// values (0, 1, p − 1, p − 2, powers of two around bits 55 and 466, where it splits),
     /// random ones, a first operand up to `R − 1` for the products, the reduction alone on
-    /// double-width values whose sums need the fold, and Montgomery-form round trips.
+    /// double-width values around its one decision, and Montgomery-form round trips.
     #[test]
     fn p521_reduction_matches_generic() {
         let cp = &crate::curve::P521.p;
@@ -1061,30 +1067,41 @@ mod tests {
             from_big(&rng.gen_biguint_below(&r)),
         ];
         check_mul_square_vs_generic(cp, &rinv, &edges, &wide);
-        // the reduction alone on double-width values whose sums pass 2^521 and 2^522 (the
-        // fold needed), and the largest allowed, R·p − 1
-        let two521 = BigUint::from(1u8) << 521usize;
-        let mut ws = vec![&r * &m - 1u8, &m * &m, BigUint::ZERO, m.clone()];
-        for k in [1u64, 2, 3, 1 << 20, (1 << 54) - 1] {
-            for j in [1u64, 2, 3, 1 << 30] {
-                // lo near 2^521 and hi = k·2^521 + (2^521 − j'): lo + hi passes 2^522 − 1
-                ws.push(&two521 * (&two521 * k + (&two521 - j)) + (&two521 - j));
-                ws.push(&two521 * (&two521 - 1u8) + (&two521 - j));
-                ws.push(&two521 * (&two521 * k) + (&two521 - j));
+        // the reduction alone on double-width values `w ≤ (p − 1)²` (its contract: a product
+        // of two elements below p) around its one decision, `H' + ⌊L/2^55⌋` against p: equal
+        // to p, one either side, the largest sum 2p − 1, and random ones
+        let two55 = BigUint::from(1u8) << 55usize;
+        let two466 = BigUint::from(1u8) << 466usize;
+        let mut ws = vec![
+            (&m - 1u8) * (&m - 1u8),
+            BigUint::ZERO,
+            m.clone(),
+            &m * &two55,
+            (&m - 1u8) * &two55,
+            (&m + 1u8) * &two55,
+            (&two466 - 1u8) * &r - 1u8,
+        ];
+        for j in [1u64, 2, 3, 1 << 30] {
+            for lo55 in [0u64, 1, (1 << 55) - 1] {
+                // L = (p − j)·2^55 + lo55 with H = 0 and with H = j − 1, which sums to p
+                let l = (&m - j) * &two55 + lo55;
+                ws.push(l.clone());
+                ws.push(BigUint::from(j - 1) * &r + &l);
+                ws.push(BigUint::from(j) * &r + &l);
             }
         }
         for _ in 0..64 {
-            ws.push(rng.gen_biguint_below(&(&r * &m)));
+            ws.push(rng.gen_biguint_below(&m) * rng.gen_biguint_below(&m));
         }
         for w in &ws {
-            assert!(*w < &r * &m);
+            assert!(*w <= (&m - 1u8) * (&m - 1u8));
             let wide = from_big::<18>(w);
             let halves: [[u64; 9]; 2] = [
                 wide.0[..9].try_into().unwrap(),
                 wide.0[9..].try_into().unwrap(),
             ];
             let t = big(&Uint(redc_p521(halves)));
-            assert!(t < &m + &m, "{w:x}: reduced below 2p");
+            assert!(t < m, "{w:x}: fully reduced");
             assert_eq!(t % &m, w * &rinv % &m, "{w:x}");
         }
         // into and out of Montgomery form round-trips every value below R
