@@ -98,3 +98,29 @@ fn shared_points_vs_scalar() {
         );
     }
 }
+
+/// The 4-lane code for P-256, P-384 and P-521, which CPUs with BMI2 and ADX (every one CI
+/// runs on) otherwise leave to the `mulx` fields: `k·G`, `k·Q` and `u₁·G + u₂·Q` at sizes
+/// with full and padded 4-lane groups, then verification batches with shared points, against
+/// the scalar backend.
+#[test]
+fn lanes_vs_scalar() {
+    let Some(b) = common::avx2_or_skip("lanes_vs_scalar") else {
+        return;
+    };
+    let b = b.lanes_only();
+    check_backend_vs_reference(
+        &ScalarBackend::new(),
+        &b,
+        &[Curve::P256, Curve::P384, Curve::P521],
+        &[],
+        &[3, 4, 5, 67],
+        15,
+    );
+    batch_core::dev::check_shared_points_vs_reference(
+        &ScalarBackend::new(),
+        &b,
+        batch_avx2::SHARED_POINT_MIN,
+        47,
+    );
+}

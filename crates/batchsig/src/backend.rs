@@ -144,8 +144,8 @@ impl AutoBackend {
     ///   P-384 and P-521 operation on `avx2`, whose curves other than P-224 are batch-scalar's
     ///   point code on `mulx`/`adcx`/`adox` fields (`batch_avx2::scalar_ecc`; `avx2bench`,
     ///   Zen 4, 2026-12-06, against the portable field: P-256 `k·Q` 1.4× and `u₁·G + u₂·Q`
-    ///   1.3×; P-384 `k·G`, `k·Q`, `u₁·G + u₂·Q` 1.27–1.32×; P-521, whose squaring stays
-    ///   portable, 1.08×, 1.10×, 1.05–1.07×);
+    ///   1.3×; P-384 `k·Q` and `u₁·G + u₂·Q` 1.5–1.6×, `k·G` 1.14× or more; P-521 1.40×,
+    ///   1.23×, 1.28×);
     /// - P-224 `k·G` and `k·Q` on `avx2`'s four lanes (1.22–1.23× and 1.09× scalar in
     ///   `avx2bench`), and P-224 `u₁·G + u₂·Q` on scalar, where four lanes in lockstep lose
     ///   the scalar wNAF's skipped additions; without BMI2/ADX the four lanes also take `k·G`
@@ -153,7 +153,8 @@ impl AutoBackend {
     /// - but a `u₁·G + u₂·Q` batch on P-224, P-384 or P-521 whose jobs mostly share their
     ///   point ([`Operation::MulDoubleSharedVartime`], [`shared_route_min`]): `avx2`, whose
     ///   comb over a shared point beats the scalar wNAF (one-key verify/s 1.42×, 1.59× and
-    ///   1.08–1.23× scalar, Zen 4, 2026-12-06; docs/PERF.md).
+    ///   1.08–1.23× scalar, Zen 4, 2026-12-06; docs/PERF.md; with BMI2 and ADX that comb is
+    ///   the `mulx` fields' own, 1.46–1.48× and 1.16–1.20× at 32 and 128 jobs a point).
     ///
     /// A route whose backend is unavailable on this CPU falls back to scalar.
     pub fn measured() -> Self {
@@ -194,9 +195,8 @@ impl AutoBackend {
         // Where the CPU has BMI2 and ADX, every P-256, P-384 and P-521 operation on
         // batch-avx2's `mulx`/`adx` fields (the scalar point code, wNAF verification included;
         // `avx2bench`, Zen 4, against the portable field: P-256 `k·Q` 1.4×, `u₁·G + u₂·Q`
-        // 1.3×; P-384 1.27–1.32×; P-521, whose squaring stays portable, 1.05–1.10×, where its
-        // four lanes take 0.75–0.90×). Routes listed above for the same operation win; they
-        // are `avx2` too.
+        // 1.3×; P-384 1.14–1.6×; P-521 1.23–1.40×, where its four lanes take 0.75–0.90×).
+        // Routes listed above for the same operation win; they are `avx2` too.
         for c in [Curve::P256, Curve::P384, Curve::P521] {
             if batch_avx2::scalar_ecc::has_fast_field(c) {
                 routes.extend(

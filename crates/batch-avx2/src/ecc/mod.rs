@@ -147,9 +147,15 @@ fn scalar_tail(len: usize) -> usize {
     }
 }
 
-/// `k·G` for each scalar; constant-time in the scalars.
-pub fn mul_base(t: Avx2, curve: Curve, scalars: &[EcUint]) -> Vec<JobResult<AffinePoint>> {
-    if scalar::has_fast_field(curve) {
+/// `k·G` for each scalar; constant-time in the scalars. On the scalar point code where it has
+/// a `mulx`/`adx` field for the curve, unless `lanes_only`.
+pub fn mul_base(
+    t: Avx2,
+    curve: Curve,
+    scalars: &[EcUint],
+    lanes_only: bool,
+) -> Vec<JobResult<AffinePoint>> {
+    if !lanes_only && scalar::has_fast_field(curve) {
         return scalar::mul_base(curve, scalars);
     }
     let (scalars, tail) = scalars.split_at(scalars.len() - scalar_tail(scalars.len()));
@@ -164,8 +170,9 @@ pub fn mul_point(
     curve: Curve,
     points: &[AffinePoint],
     scalars: &[EcUint],
+    lanes_only: bool,
 ) -> Vec<JobResult<AffinePoint>> {
-    if scalar::has_fast_field(curve) {
+    if !lanes_only && scalar::has_fast_field(curve) {
         return scalar::mul_point(curve, points, scalars);
     }
     let head = scalars.len() - scalar_tail(scalars.len());
@@ -181,41 +188,30 @@ use crate::SHARED_POINT_MIN;
 /// many of this backend's per-job additions ([`batch_core::shared::comb_width`]).
 const TABLE_ENTRY_COST: usize = 4;
 
-/// Jobs under one P-384 or P-521 point from which the lanes' comb over that point beats the
-/// scalar point code on the `mulx`/`adx` field (its own shared-point comb included):
-/// `avx2bench`, Zen 4, one thread, jobs/s lanes ÷ `mulx`: P-384 0.77 at 8 jobs a point, 1.01
-/// at 16, 1.07 at 32, 1.18 at 128; P-521 1.13 at 32, 1.08 at 128 (docs/PERF.md, "P-384 and
-/// P-521 on `mulx`/`adcx`/`adox`").
-const LANES_SHARED_MIN_ADX: usize = 32;
-
-/// `u₁·G + u₂·Q` for each triple; variable-time (public inputs only). Jobs sharing a point
-/// in groups of at least [`SHARED_POINT_MIN`] run on a comb table for that point. P-256 with
-/// BMI2 and ADX runs wholly on the scalar point code's `mulx`/`adx` field; so do P-384 and
-/// P-521, except groups of at least [`LANES_SHARED_MIN_ADX`] jobs a point (the lanes' comb).
+/// `u₁·G + u₂·Q` for each triple; variable-time (public inputs only). With BMI2 and ADX every
+/// curve runs wholly on the scalar point code's `mulx`/`adx` field (its own shared-point comb
+/// included): since P-384's and P-521's fields were made faster there (2026-12-06), it also
+/// wins or ties where the lanes' comb over a shared point had won (`avx2bench`, Zen 4, one
+/// thread, jobs/s `mulx` ÷ lanes at 32 and 128 jobs a point: P-384 1.05–1.29 and 0.97–1.30,
+/// P-521 1.06–1.16 and 1.01–1.10; docs/PERF.md). Otherwise jobs sharing a point in groups of
+/// at least [`SHARED_POINT_MIN`] run on the lanes' comb table for that point. `lanes_only`
+/// keeps every curve on the lanes (`Avx2Backend::lanes_only`).
 pub fn mul_double_vartime(
     t: Avx2,
     curve: Curve,
     u1: &[EcUint],
     u2: &[EcUint],
     points: &[AffinePoint],
+    lanes_only: bool,
 ) -> Vec<JobResult<AffinePoint>> {
     use batch_core::shared::{comb_width, gather, group_scalars_vartime, run_split, split_vartime};
-    let adx = scalar::has_fast_field(curve);
-    if adx && curve == Curve::P256 {
+    if !lanes_only && scalar::has_fast_field(curve) {
         return scalar::mul_double_vartime(curve, u1, u2, points);
     }
     let distinct = |u1: &[EcUint], u2: &[EcUint], points: &[AffinePoint]| {
-        if adx {
-            scalar::mul_double_vartime(curve, u1, u2, points)
-        } else {
-            mul_double_distinct_vartime(t, curve, u1, u2, points)
-        }
+        mul_double_distinct_vartime(t, curve, u1, u2, points)
     };
-    let min = if adx {
-        LANES_SHARED_MIN_ADX
-    } else {
-        SHARED_POINT_MIN
-    };
+    let min = SHARED_POINT_MIN;
     let split = split_vartime(curve, points, min);
     if split.groups.is_empty() {
         return distinct(u1, u2, points);
