@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 
 use batch_core::{AffinePoint, Curve, EcUint, JobResult};
 use batch_scalar::ecc::comb::{table_p256, table_p384, table_p521, CombTable};
+use batch_scalar::ecc::straus::{g_odd_p256, g_odd_p384, g_odd_p521, OddMultiples};
 use batch_scalar::ecc::{self as scalar, CurveSpec};
 
 use crate::simd::p256::P256Adx;
@@ -21,7 +22,7 @@ use crate::simd::p521::P521Adx;
 /// $l`), the accessor `$get` (the field where this CPU has BMI2 and ADX, built once by
 /// `Adx::$make`) and the comb table `$table`.
 macro_rules! adx_spec {
-    ($spec:ident, $field:ty, $l:literal, $get:ident, $make:ident, $table:ident) => {
+    ($spec:ident, $field:ty, $l:literal, $get:ident, $make:ident, $table:ident, $odd:ident) => {
         #[derive(Debug)]
         struct $spec;
 
@@ -45,13 +46,40 @@ macro_rules! adx_spec {
             fn table() -> &'static CombTable<$l> {
                 $table()
             }
+            fn g_odd() -> &'static OddMultiples<$l> {
+                $odd()
+            }
         }
     };
 }
 
-adx_spec!(SpecP256Adx, P256Adx, 4, p256_adx, p256, table_p256);
-adx_spec!(SpecP384Adx, P384Adx, 6, p384_adx, p384, table_p384);
-adx_spec!(SpecP521Adx, P521Adx, 9, p521_adx, p521, table_p521);
+adx_spec!(
+    SpecP256Adx,
+    P256Adx,
+    4,
+    p256_adx,
+    p256,
+    table_p256,
+    g_odd_p256
+);
+adx_spec!(
+    SpecP384Adx,
+    P384Adx,
+    6,
+    p384_adx,
+    p384,
+    table_p384,
+    g_odd_p384
+);
+adx_spec!(
+    SpecP521Adx,
+    P521Adx,
+    9,
+    p521_adx,
+    p521,
+    table_p521,
+    g_odd_p521
+);
 
 /// Whether `curve` runs on a field of this crate here (P-256, P-384 and P-521 with BMI2 and
 /// ADX).

@@ -17,8 +17,9 @@
 //! `u₁·G + u₂·Q` checks `u₁`, `u₂`, then `Q` (the first failure is the job's error).
 //!
 //! Comb widths were chosen by measuring `k·G` for w = 5 … 9 on one core: w = 7 was fastest on
-//! P-384 and P-521 and tied with w = 6 on P-256, where it also gives `u₁` a wider wNAF in
-//! [`straus`] (64 entries per window; tables of 148 KiB, 330 KiB and 675 KiB).
+//! P-384 and P-521 and tied with w = 6 on P-256 (64 entries per window; tables of 148 KiB,
+//! 330 KiB and 675 KiB). Verification's `u₁` has a table of its own, `G`'s 1 024 odd
+//! multiples ([`straus::OddMultiples`], 64–144 KiB).
 
 pub mod comb;
 pub mod point;
@@ -58,6 +59,9 @@ pub trait CurveSpec<const L: usize>: 'static {
     /// The curve's `k·G` table (the same points whatever the arithmetic: Montgomery form
     /// modulo `p` with `R = 2^(64·L)`).
     fn table() -> &'static CombTable<L>;
+    /// `G`'s odd multiples for verification's `u₁` ([`straus`]; the same points whatever the
+    /// arithmetic).
+    fn g_odd() -> &'static straus::OddMultiples<L>;
 }
 
 #[derive(Debug)]
@@ -78,6 +82,9 @@ impl CurveSpec<4> for SpecP224 {
     fn table() -> &'static CombTable<4> {
         comb::table_p224()
     }
+    fn g_odd() -> &'static straus::OddMultiples<4> {
+        straus::g_odd_p224()
+    }
 }
 
 impl CurveSpec<4> for SpecP256 {
@@ -88,6 +95,9 @@ impl CurveSpec<4> for SpecP256 {
     }
     fn table() -> &'static CombTable<4> {
         comb::table_p256()
+    }
+    fn g_odd() -> &'static straus::OddMultiples<4> {
+        straus::g_odd_p256()
     }
 }
 
@@ -100,6 +110,9 @@ impl CurveSpec<6> for SpecP384 {
     fn table() -> &'static CombTable<6> {
         comb::table_p384()
     }
+    fn g_odd() -> &'static straus::OddMultiples<6> {
+        straus::g_odd_p384()
+    }
 }
 
 impl CurveSpec<9> for SpecP521 {
@@ -110,6 +123,9 @@ impl CurveSpec<9> for SpecP521 {
     }
     fn table() -> &'static CombTable<9> {
         comb::table_p521()
+    }
+    fn g_odd() -> &'static straus::OddMultiples<9> {
+        straus::g_odd_p521()
     }
 }
 
@@ -326,7 +342,7 @@ fn mul_double_distinct_vartime<const L: usize, S: CurveSpec<L>>(
     u2: &[EcUint],
     points: &[AffinePoint],
 ) -> Vec<JobResult<AffinePoint>> {
-    let table = S::table();
+    let table = S::g_odd();
     u1.par_chunks(CHUNK)
         .zip(u2.par_chunks(CHUNK))
         .zip(points.par_chunks(CHUNK))

@@ -1,13 +1,13 @@
 //! `u₁·G + u₂·Q`, variable-time: interleaved wNAF (Straus–Shamir) for public inputs only.
 //!
 //! Representation: `u₁, u₂ < n` canonical; `Q` affine in Montgomery form (or absent for the
-//! identity). `u₁` is recoded as a width-`w` wNAF with `w` the comb width, so its odd digits
-//! `|d| < 2^(w−1)` index window 0 of the comb table (`j·G`, `j ≤ 2^(w−1)`) directly; `u₂`
-//! as a width-[`W_Q`] wNAF over a per-job table of `Q, 3Q, …, 15Q`, whose entries for a whole
-//! chunk are made affine together with one inversion. The shared double-and-add loop runs in
-//! Jacobian coordinates (`x = X/Z²`, `y = Y/Z³`; `batch_core::jacobian`'s formulas, 8
-//! multiplications per doubling with `a = −3`, 11 per mixed addition), which are not
-//! complete: exceptional cases are branched on.
+//! identity). `u₁` is recoded as a width-[`W_G`] wNAF over a per-process table of `G`'s odd
+//! multiples ([`OddMultiples`], `G, 3G, …, 2047·G`), so an addition for `G` comes every
+//! `W_G + 1` bits on average; `u₂` as a width-[`W_Q`] wNAF over a per-job table of
+//! `Q, 3Q, …, 15Q`, whose entries for a whole chunk are made affine together with one
+//! inversion. The shared double-and-add loop runs in Jacobian coordinates (`x = X/Z²`,
+//! `y = Y/Z³`; `batch_core::jacobian`'s formulas, 8 multiplications per doubling with
+//! `a = −3`, 11 per mixed addition), which are not complete: exceptional cases are branched on.
 //! Post-condition: a homogeneous projective point per job, the identity where the sum is `O`.
 //!
 //! Everything here branches and indexes on its inputs: never call it with secrets.
@@ -15,12 +15,94 @@
 use batch_core::curve::CurveArith;
 use batch_core::num::Uint;
 
-use super::comb::CombTable;
+use std::sync::OnceLock;
+
+use batch_core::curve::{P224, P256, P384, P521};
+
 use super::point::{batch_normalize, AffineMonty, JacobianPoint, ProjectivePoint};
 
 /// wNAF width for `Q`: 8 odd multiples per job.
 pub const W_Q: usize = 5;
 const Q_ENTRIES: usize = 1 << (W_Q - 2);
+
+/// wNAF width for `u₁` over [`OddMultiples`] of `G`: 1 024 entries (64 KiB for P-256,
+/// 144 KiB for P-521, within L2), an addition every 13 bits on average where the comb's
+/// window 0 (`w = 7`, 64 entries) gave one every 8. Measured (`avx2bench`, Zen 4,
+/// 2026-12-06) against width 7: see docs/PERF.md.
+pub const W_G: usize = 12;
+
+/// A point's odd multiples `B, 3B, …, (2^(w−1) − 1)·B`, affine (Montgomery form, the same
+/// points whatever the arithmetic): a width-`w` wNAF digit `d` indexes `(|d| − 1)/2`.
+#[derive(Debug)]
+pub struct OddMultiples<const L: usize> {
+    w: usize,
+    entries: Vec<AffineMonty<L>>,
+}
+
+impl<const L: usize> OddMultiples<L> {
+    /// The table for `c`'s generator: `2^(w−2) − 1` complete additions of `2G`, one inversion.
+    pub fn new(c: &impl CurveArith<L>, w: usize) -> Self {
+        assert!((2..=16).contains(&w), "wNAF width");
+        let b = ProjectivePoint::from_affine(
+            &AffineMonty {
+                x: c.def().gx,
+                y: c.def().gy,
+            },
+            c,
+        );
+        let two = b.double(c);
+        let mut proj = Vec::with_capacity(1 << (w - 2));
+        let mut acc = b;
+        proj.push(acc);
+        for _ in 1..1 << (w - 2) {
+            acc = acc.add(&two, c);
+            proj.push(acc);
+        }
+        let entries = batch_normalize(c, &proj)
+            .into_iter()
+            .map(|(a, id)| {
+                assert_eq!(id, 0, "odd multiples below n of a point of order n");
+                a
+            })
+            .collect();
+        Self { w, entries }
+    }
+
+    pub fn width(&self) -> usize {
+        self.w
+    }
+
+    /// `d·B` for an odd digit `|d| < 2^(w−1)`.
+    #[inline(always)]
+    fn signed_vartime(&self, c: &impl CurveArith<L>, d: i32) -> AffineMonty<L> {
+        let e = &self.entries[((d.unsigned_abs() - 1) / 2) as usize];
+        signed_entry_vartime(c, e, d)
+    }
+}
+
+/// The P-224 table of [`OddMultiples`] of `G` (width [`W_G`]), built on first use.
+pub fn g_odd_p224() -> &'static OddMultiples<4> {
+    static T: OnceLock<OddMultiples<4>> = OnceLock::new();
+    T.get_or_init(|| OddMultiples::new(&P224, W_G))
+}
+
+/// The P-256 table of [`OddMultiples`] of `G`, built on first use.
+pub fn g_odd_p256() -> &'static OddMultiples<4> {
+    static T: OnceLock<OddMultiples<4>> = OnceLock::new();
+    T.get_or_init(|| OddMultiples::new(&P256, W_G))
+}
+
+/// The P-384 table of [`OddMultiples`] of `G`, built on first use.
+pub fn g_odd_p384() -> &'static OddMultiples<6> {
+    static T: OnceLock<OddMultiples<6>> = OnceLock::new();
+    T.get_or_init(|| OddMultiples::new(&P384, W_G))
+}
+
+/// The P-521 table of [`OddMultiples`] of `G`, built on first use.
+pub fn g_odd_p521() -> &'static OddMultiples<9> {
+    static T: OnceLock<OddMultiples<9>> = OnceLock::new();
+    T.get_or_init(|| OddMultiples::new(&P521, W_G))
+}
 
 /// One job: `u₁·G + u₂·Q`, with `q = None` for `Q = O`.
 #[derive(Clone, Copy, Debug)]
@@ -82,7 +164,7 @@ fn signed_entry_vartime<const L: usize>(
 #[inline(always)]
 pub fn mul_double_chunk_vartime<const L: usize>(
     c: &impl CurveArith<L>,
-    g: &CombTable<L>,
+    g: &OddMultiples<L>,
     jobs: &[DoubleJob<L>],
 ) -> Vec<ProjectivePoint<L>> {
     let bits = c.def().curve.bits();
@@ -125,8 +207,7 @@ pub fn mul_double_chunk_vartime<const L: usize>(
             acc = acc.double_vartime(c);
             let d1 = naf1[i];
             if d1 != 0 {
-                let e = g.entry_vartime(0, d1.unsigned_abs() as usize);
-                acc = acc.add_affine_vartime(&signed_entry_vartime(c, &e, d1), c);
+                acc = acc.add_affine_vartime(&g.signed_vartime(c, d1), c);
             }
             let d2 = naf2[i];
             if d2 != 0 {
@@ -187,6 +268,40 @@ mod tests {
                 assert_eq!(sum, BigInt::from(to_big(&k.0)), "w={w}");
             }
         }
+    }
+
+    /// `G`'s odd multiples against the comb (`k·G` by table additions): every entry of a small
+    /// table, and the first and last entries of each curve's width-`W_G` table.
+    #[test]
+    fn odd_multiples_match_comb() {
+        use super::super::comb::{table_p256, table_p521};
+        use batch_core::curve::{P256, P521};
+        fn check<const L: usize>(
+            c: &impl CurveArith<L>,
+            t: &OddMultiples<L>,
+            comb: &super::super::comb::CombTable<L>,
+            ks: &[usize],
+        ) {
+            for &k in ks {
+                let mut u = Uint::<L>::ZERO;
+                u.0[0] = k as u64;
+                let want = batch_normalize(c, &[comb.mul_vartime(c, &u)])[0].0;
+                let got = t.entries[(k - 1) / 2];
+                assert_eq!((got.x, got.y), (want.x, want.y), "{k}·G");
+            }
+        }
+        let small = OddMultiples::new(&P256, 6);
+        assert_eq!(small.entries.len(), 16);
+        check(
+            &P256,
+            &small,
+            table_p256(),
+            &(1..32).step_by(2).collect::<Vec<_>>(),
+        );
+        let last = (1 << (W_G - 1)) - 1;
+        assert_eq!(g_odd_p256().entries.len(), 1 << (W_G - 2));
+        check(&P256, g_odd_p256(), table_p256(), &[1, 3, last - 2, last]);
+        check(&P521, g_odd_p521(), table_p521(), &[1, 3, last - 2, last]);
     }
 
     /// Jacobian formulas against the complete projective ones, exceptional cases included.
