@@ -61,143 +61,223 @@ impl CurveArith<9> for P521Adx {
     }
 }
 
-/// One row of `bⱼ·(a₀…a₄)` (`bⱼ` at byte offset `$b`) into the window `s0..s4` with `s5` the
-/// new top word (cleared here, which also clears CF and OF); `s0`, finished, is stored at byte
-/// offset `$out` of `out`. The next row's window is `s1..s5`, with `s0` its new top.
+/// One product of a row: `rdx` times the word at `$src` (a memory operand), its low half
+/// added into `$lo` on CF and its high half into `$hi` on OF (whole operand strings: `"{w0}"`,
+/// `"rbx"`).
 #[rustfmt::skip]
-macro_rules! row5 {
-    ($b:literal, $out:literal, $s0:literal, $s1:literal, $s2:literal, $s3:literal, $s4:literal,
-     $s5:literal) => {
+macro_rules! mac2 {
+    ($src:literal, $lo:literal, $hi:literal) => {
         concat!(
-            "mov rdx, [{b} + ", $b, "]\n",
-            "xor {", $s5, ":e}, {", $s5, ":e}\n",
-            "mulx {hi}, {lo}, [{a}]\n",
-            "adcx {", $s0, "}, {lo}\n",
-            "adox {", $s1, "}, {hi}\n",
-            "mulx {hi}, {lo}, [{a} + 8]\n",
-            "adcx {", $s1, "}, {lo}\n",
-            "adox {", $s2, "}, {hi}\n",
-            "mulx {hi}, {lo}, [{a} + 16]\n",
-            "adcx {", $s2, "}, {lo}\n",
-            "adox {", $s3, "}, {hi}\n",
-            "mulx {hi}, {lo}, [{a} + 24]\n",
-            "adcx {", $s3, "}, {lo}\n",
-            "adox {", $s4, "}, {hi}\n",
-            "mulx {hi}, {lo}, [{a} + 32]\n",
-            "adcx {", $s4, "}, {lo}\n",
-            "adox {", $s5, "}, {hi}\n",
-            "mov {lo:e}, 0\n",
-            "adcx {", $s5, "}, {lo}\n",
-            "mov [{out} + ", $out, "], {", $s0, "}\n",
+            "mulx {hi}, {lo}, ", $src, "\n",
+            "adcx ", $lo, ", {lo}\n",
+            "adox ", $hi, ", {hi}\n",
         )
     };
 }
 
-/// [`row5`] for `bⱼ·(a₅…a₈)`: window `s0..s3`, new top `s4`.
-#[rustfmt::skip]
-macro_rules! row4 {
-    ($b:literal, $out:literal, $s0:literal, $s1:literal, $s2:literal, $s3:literal,
-     $s4:literal) => {
-        concat!(
-            "mov rdx, [{b} + ", $b, "]\n",
-            "xor {", $s4, ":e}, {", $s4, ":e}\n",
-            "mulx {hi}, {lo}, [{a} + 40]\n",
-            "adcx {", $s0, "}, {lo}\n",
-            "adox {", $s1, "}, {hi}\n",
-            "mulx {hi}, {lo}, [{a} + 48]\n",
-            "adcx {", $s1, "}, {lo}\n",
-            "adox {", $s2, "}, {hi}\n",
-            "mulx {hi}, {lo}, [{a} + 56]\n",
-            "adcx {", $s2, "}, {lo}\n",
-            "adox {", $s3, "}, {hi}\n",
-            "mulx {hi}, {lo}, [{a} + 64]\n",
-            "adcx {", $s3, "}, {lo}\n",
-            "adox {", $s4, "}, {hi}\n",
-            "mov {lo:e}, 0\n",
-            "adcx {", $s4, "}, {lo}\n",
-            "mov [{out} + ", $out, "], {", $s0, "}\n",
-        )
-    };
-}
-
-/// `a·b` as `[low nine words, high nine words]`. The carries out of each row's top word are
-/// zero: after row `j` the window holds `(a₀…a₄)·(b₀…bⱼ)`'s words `j + 1 …`, a value below
-/// `2^(64·(j + 6))` (likewise for `a₅…a₈`).
+/// `a·b` as `[low nine words, high nine words]` for `a, b < p`, whose top words are below
+/// `2^9`: `A·B` for the low eight words of each, one row per `bⱼ` over a nine-word window (each
+/// row's first seven products on the two chains, OF then gone into the new top word and the
+/// eighth product on CF alone, so a row closes with no extra instruction; its finished lowest
+/// word stored), then `a₈·(b₀…b₇)` and `b₈·(a₀…a₇)` as two more rows into words 8 … 16, and
+/// `a₈·b₈ < 2^18` into word 16: 81 products, as nine rows of nine would be, but over nine
+/// live words instead of ten. Nine words and `mulx`'s three registers leave one of the
+/// thirteen allocatable registers for addresses, so `a`, `b` and the product share one local
+/// array (`a` at word 0, `b` at 9, the product at 18). No carry leaves a row:
+/// `A·(b₀…bⱼ) < 2^(64·(j + 9))`, and every partial sum stays below `a·b < 2^1042` (word 17 is
+/// zero).
 #[inline(always)]
 fn wide_mul(a: &[u64; 9], b: &[u64; 9]) -> [[u64; 9]; 2] {
-    // words 0..14: a₀…a₄ times b; words 14..27: a₅…a₈ times b
-    let mut out = [0u64; 27];
-    // SAFETY: reads a[0..9] and b[0..9], writes out[0..27] (a local array), nothing else; no
-    // stack use. BMI2 and ADX are present: the caller holds the `Adx` proof.
+    let mut buf = [0u64; 36];
+    buf[..9].copy_from_slice(a);
+    buf[9..18].copy_from_slice(b);
+    // SAFETY: reads buf[0..18], writes buf[18..35] (a local array), nothing else; no stack
+    // use. BMI2 and ADX are present: the caller holds the `Adx` proof.
     unsafe {
         asm!(
+            // A·B, row 0: b₀·(a₀…a₇) into words 0 … 8, one carry chain (every word new)
+            "mov rdx, [{p} + 72]",
+            "mulx {w1}, {w0}, [{p}]",
+            "mulx {w2}, {lo}, [{p} + 8]",
+            "add {w1}, {lo}",
+            "mulx {w3}, {lo}, [{p} + 16]",
+            "adc {w2}, {lo}",
+            "mulx {w4}, {lo}, [{p} + 24]",
+            "adc {w3}, {lo}",
+            "mulx {w5}, {lo}, [{p} + 32]",
+            "adc {w4}, {lo}",
+            "mulx {w6}, {lo}, [{p} + 40]",
+            "adc {w5}, {lo}",
+            "mulx {w7}, {lo}, [{p} + 48]",
+            "adc {w6}, {lo}",
+            "mulx {w8}, {lo}, [{p} + 56]",
+            "adc {w7}, {lo}",
+            "adc {w8}, 0",
+            "mov [{p} + 144], {w0}",
+            // row 1: b1·(a₀…a₇) into words 1 … 9
+            "mov rdx, [{p} + 80]",
             "xor {w0:e}, {w0:e}",
+            mac2!("[{p}]", "{w1}", "{w2}"),
+            mac2!("[{p} + 8]", "{w2}", "{w3}"),
+            mac2!("[{p} + 16]", "{w3}", "{w4}"),
+            mac2!("[{p} + 24]", "{w4}", "{w5}"),
+            mac2!("[{p} + 32]", "{w5}", "{w6}"),
+            mac2!("[{p} + 40]", "{w6}", "{w7}"),
+            mac2!("[{p} + 48]", "{w7}", "{w8}"),
+            "adox {w0}, {w0}",
+            "mulx {hi}, {lo}, [{p} + 56]",
+            "adc {w8}, {lo}",
+            "adc {w0}, {hi}",
+            "mov [{p} + 152], {w1}",
+            // row 2: b2·(a₀…a₇) into words 2 … 10
+            "mov rdx, [{p} + 88]",
             "xor {w1:e}, {w1:e}",
+            mac2!("[{p}]", "{w2}", "{w3}"),
+            mac2!("[{p} + 8]", "{w3}", "{w4}"),
+            mac2!("[{p} + 16]", "{w4}", "{w5}"),
+            mac2!("[{p} + 24]", "{w5}", "{w6}"),
+            mac2!("[{p} + 32]", "{w6}", "{w7}"),
+            mac2!("[{p} + 40]", "{w7}", "{w8}"),
+            mac2!("[{p} + 48]", "{w8}", "{w0}"),
+            "adox {w1}, {w1}",
+            "mulx {hi}, {lo}, [{p} + 56]",
+            "adc {w0}, {lo}",
+            "adc {w1}, {hi}",
+            "mov [{p} + 160], {w2}",
+            // row 3: b3·(a₀…a₇) into words 3 … 11
+            "mov rdx, [{p} + 96]",
             "xor {w2:e}, {w2:e}",
+            mac2!("[{p}]", "{w3}", "{w4}"),
+            mac2!("[{p} + 8]", "{w4}", "{w5}"),
+            mac2!("[{p} + 16]", "{w5}", "{w6}"),
+            mac2!("[{p} + 24]", "{w6}", "{w7}"),
+            mac2!("[{p} + 32]", "{w7}", "{w8}"),
+            mac2!("[{p} + 40]", "{w8}", "{w0}"),
+            mac2!("[{p} + 48]", "{w0}", "{w1}"),
+            "adox {w2}, {w2}",
+            "mulx {hi}, {lo}, [{p} + 56]",
+            "adc {w1}, {lo}",
+            "adc {w2}, {hi}",
+            "mov [{p} + 168], {w3}",
+            // row 4: b4·(a₀…a₇) into words 4 … 12
+            "mov rdx, [{p} + 104]",
             "xor {w3:e}, {w3:e}",
+            mac2!("[{p}]", "{w4}", "{w5}"),
+            mac2!("[{p} + 8]", "{w5}", "{w6}"),
+            mac2!("[{p} + 16]", "{w6}", "{w7}"),
+            mac2!("[{p} + 24]", "{w7}", "{w8}"),
+            mac2!("[{p} + 32]", "{w8}", "{w0}"),
+            mac2!("[{p} + 40]", "{w0}", "{w1}"),
+            mac2!("[{p} + 48]", "{w1}", "{w2}"),
+            "adox {w3}, {w3}",
+            "mulx {hi}, {lo}, [{p} + 56]",
+            "adc {w2}, {lo}",
+            "adc {w3}, {hi}",
+            "mov [{p} + 176], {w4}",
+            // row 5: b5·(a₀…a₇) into words 5 … 13
+            "mov rdx, [{p} + 112]",
             "xor {w4:e}, {w4:e}",
-            row5!("0", "0", "w0", "w1", "w2", "w3", "w4", "w5"),
-            row5!("8", "8", "w1", "w2", "w3", "w4", "w5", "w0"),
-            row5!("16", "16", "w2", "w3", "w4", "w5", "w0", "w1"),
-            row5!("24", "24", "w3", "w4", "w5", "w0", "w1", "w2"),
-            row5!("32", "32", "w4", "w5", "w0", "w1", "w2", "w3"),
-            row5!("40", "40", "w5", "w0", "w1", "w2", "w3", "w4"),
-            row5!("48", "48", "w0", "w1", "w2", "w3", "w4", "w5"),
-            row5!("56", "56", "w1", "w2", "w3", "w4", "w5", "w0"),
-            row5!("64", "64", "w2", "w3", "w4", "w5", "w0", "w1"),
-            // words 9..14 of the first part: w3, w4, w5, w0, w1
-            "mov [{out} + 72], {w3}",
-            "mov [{out} + 80], {w4}",
-            "mov [{out} + 88], {w5}",
-            "mov [{out} + 96], {w0}",
-            "mov [{out} + 104], {w1}",
-            "xor {w0:e}, {w0:e}",
-            "xor {w1:e}, {w1:e}",
-            "xor {w2:e}, {w2:e}",
-            "xor {w3:e}, {w3:e}",
-            row4!("0", "112", "w0", "w1", "w2", "w3", "w4"),
-            row4!("8", "120", "w1", "w2", "w3", "w4", "w0"),
-            row4!("16", "128", "w2", "w3", "w4", "w0", "w1"),
-            row4!("24", "136", "w3", "w4", "w0", "w1", "w2"),
-            row4!("32", "144", "w4", "w0", "w1", "w2", "w3"),
-            row4!("40", "152", "w0", "w1", "w2", "w3", "w4"),
-            row4!("48", "160", "w1", "w2", "w3", "w4", "w0"),
-            row4!("56", "168", "w2", "w3", "w4", "w0", "w1"),
-            row4!("64", "176", "w3", "w4", "w0", "w1", "w2"),
-            // words 9..13 of the second part: w4, w0, w1, w2
-            "mov [{out} + 184], {w4}",
-            "mov [{out} + 192], {w0}",
-            "mov [{out} + 200], {w1}",
-            "mov [{out} + 208], {w2}",
-            a = in(reg) a.as_ptr(),
-            b = in(reg) b.as_ptr(),
-            out = in(reg) out.as_mut_ptr(),
+            mac2!("[{p}]", "{w5}", "{w6}"),
+            mac2!("[{p} + 8]", "{w6}", "{w7}"),
+            mac2!("[{p} + 16]", "{w7}", "{w8}"),
+            mac2!("[{p} + 24]", "{w8}", "{w0}"),
+            mac2!("[{p} + 32]", "{w0}", "{w1}"),
+            mac2!("[{p} + 40]", "{w1}", "{w2}"),
+            mac2!("[{p} + 48]", "{w2}", "{w3}"),
+            "adox {w4}, {w4}",
+            "mulx {hi}, {lo}, [{p} + 56]",
+            "adc {w3}, {lo}",
+            "adc {w4}, {hi}",
+            "mov [{p} + 184], {w5}",
+            // row 6: b6·(a₀…a₇) into words 6 … 14
+            "mov rdx, [{p} + 120]",
+            "xor {w5:e}, {w5:e}",
+            mac2!("[{p}]", "{w6}", "{w7}"),
+            mac2!("[{p} + 8]", "{w7}", "{w8}"),
+            mac2!("[{p} + 16]", "{w8}", "{w0}"),
+            mac2!("[{p} + 24]", "{w0}", "{w1}"),
+            mac2!("[{p} + 32]", "{w1}", "{w2}"),
+            mac2!("[{p} + 40]", "{w2}", "{w3}"),
+            mac2!("[{p} + 48]", "{w3}", "{w4}"),
+            "adox {w5}, {w5}",
+            "mulx {hi}, {lo}, [{p} + 56]",
+            "adc {w4}, {lo}",
+            "adc {w5}, {hi}",
+            "mov [{p} + 192], {w6}",
+            // row 7: b7·(a₀…a₇) into words 7 … 15
+            "mov rdx, [{p} + 128]",
+            "xor {w6:e}, {w6:e}",
+            mac2!("[{p}]", "{w7}", "{w8}"),
+            mac2!("[{p} + 8]", "{w8}", "{w0}"),
+            mac2!("[{p} + 16]", "{w0}", "{w1}"),
+            mac2!("[{p} + 24]", "{w1}", "{w2}"),
+            mac2!("[{p} + 32]", "{w2}", "{w3}"),
+            mac2!("[{p} + 40]", "{w3}", "{w4}"),
+            mac2!("[{p} + 48]", "{w4}", "{w5}"),
+            "adox {w6}, {w6}",
+            "mulx {hi}, {lo}, [{p} + 56]",
+            "adc {w5}, {lo}",
+            "adc {w6}, {hi}",
+            "mov [{p} + 200], {w7}",
+            // a₈·(b₀…b₇) into words 8 … 16
+            "mov rdx, [{p} + 64]",
+            "xor {w7:e}, {w7:e}",
+            mac2!("[{p} + 72]", "{w8}", "{w0}"),
+            mac2!("[{p} + 80]", "{w0}", "{w1}"),
+            mac2!("[{p} + 88]", "{w1}", "{w2}"),
+            mac2!("[{p} + 96]", "{w2}", "{w3}"),
+            mac2!("[{p} + 104]", "{w3}", "{w4}"),
+            mac2!("[{p} + 112]", "{w4}", "{w5}"),
+            mac2!("[{p} + 120]", "{w5}", "{w6}"),
+            "adox {w7}, {w7}",
+            "mulx {hi}, {lo}, [{p} + 128]",
+            "adc {w6}, {lo}",
+            "adc {w7}, {hi}",
+            // b₈·(a₀…a₇) into words 8 … 16 (16 already there: the last carry closes by hand)
+            "mov rdx, [{p} + 136]",
+            "xor {lo:e}, {lo:e}",
+            mac2!("[{p}]", "{w8}", "{w0}"),
+            mac2!("[{p} + 8]", "{w0}", "{w1}"),
+            mac2!("[{p} + 16]", "{w1}", "{w2}"),
+            mac2!("[{p} + 24]", "{w2}", "{w3}"),
+            mac2!("[{p} + 32]", "{w3}", "{w4}"),
+            mac2!("[{p} + 40]", "{w4}", "{w5}"),
+            mac2!("[{p} + 48]", "{w5}", "{w6}"),
+            mac2!("[{p} + 56]", "{w6}", "{w7}"),
+            "mov {lo:e}, 0",
+            "adcx {w7}, {lo}",
+            // a₈·b₈ (below 2^18) at word 16
+            "mov rdx, [{p} + 64]",
+            "imul rdx, [{p} + 136]",
+            "add {w7}, rdx",
+            "mov [{p} + 208], {w8}",
+            "mov [{p} + 216], {w0}",
+            "mov [{p} + 224], {w1}",
+            "mov [{p} + 232], {w2}",
+            "mov [{p} + 240], {w3}",
+            "mov [{p} + 248], {w4}",
+            "mov [{p} + 256], {w5}",
+            "mov [{p} + 264], {w6}",
+            "mov [{p} + 272], {w7}",
+            p = in(reg) buf.as_mut_ptr(),
             w0 = out(reg) _,
             w1 = out(reg) _,
             w2 = out(reg) _,
             w3 = out(reg) _,
             w4 = out(reg) _,
             w5 = out(reg) _,
+            w6 = out(reg) _,
+            w7 = out(reg) _,
+            w8 = out(reg) _,
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(nostack),
         );
     }
-    // a·b = first + second·2^320
-    let mut w = [0u64; 18];
-    w[..5].copy_from_slice(&out[..5]);
-    let mut c = 0u64;
-    for k in 5..18 {
-        let first = if k < 14 { out[k] } else { 0 };
-        let s = first as u128 + out[14 + k - 5] as u128 + c as u128;
-        w[k] = s as u64;
-        c = (s >> 64) as u64;
-    }
-    debug_assert_eq!(c, 0, "a·b < 2^1152");
     [
-        core::array::from_fn(|i| w[i]),
-        core::array::from_fn(|i| w[9 + i]),
+        core::array::from_fn(|i| buf[18 + i]),
+        core::array::from_fn(|i| buf[27 + i]),
     ]
 }
 
