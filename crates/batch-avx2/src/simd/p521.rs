@@ -7,17 +7,20 @@
 //! comb tables, the point formulas and every result are shared with the portable code, and
 //! the tests hold each operation to it.
 //!
-//! The product is the full `a·b` (eighteen words) followed by the portable field's reduction
-//! for this prime, which needs no multiplication (`p = 2^521 − 1`:
-//! `MontyParams::redc_wide_p521`). The 81 word products run on two carry chains (low words
-//! on CF with `adcx`, high words on OF with `adox`), row by row over `b`'s words; a row over
-//! all nine words of `a` would keep ten accumulator words live, more than the registers
-//! `mulx` leaves, so `a` is taken in two parts, `a₀…a₄` then `a₅…a₈` (windows of six and five
-//! words, each row storing its finished lowest word), and the two partial products are added
-//! in Rust. The square forms each off-diagonal product once (36 `mulx`, rows of a triangle
-//! whose window shrinks by a word a row), doubles the sum and adds the nine squares, then
-//! takes the same reduction: 45 `mulx`, measured 1.3× faster than the portable square
-//! (`avx2bench`, Zen 4: `k·Q` 1.12×, verification 1.08× over the portable square).
+//! Both operations form the full `a·b` (seventeen words: `a·b < 2^1042`) on two carry chains
+//! (low words on CF with `adcx`, high words on OF with `adox`) and reduce it with no
+//! multiplication (`p = 2^521 − 1`; batch-core's `redc_p521`: `H | (L mod 2^55)·2^466`, plus
+//! `⌊L/2^55⌋` plus 1 on one carry chain, then `1 − bit 521` subtracted). The product takes the
+//! low eight words of each operand first, a row per `bⱼ` over a nine-word window (a row over
+//! all nine words would keep ten live, more than the registers `mulx` leaves), then the two
+//! rows of the top words (below `2^9`), and reduces in registers, returning the nine words
+//! (50.7 → 42.4 ns a product one after another, 47.5 → 41.3 interleaved, against the two
+//! passes over `a₀…a₄` and `a₅…a₈` it replaced; `avx2bench` verification and `k·Q` moved by
+//! no more than this machine's noise, 2026-12-06). The square forms each off-diagonal product
+//! once (36 `mulx`, rows of a triangle whose window shrinks by a word a row), doubles the sum
+//! and adds the nine squares, then takes `MontyParams::redc_wide_p521`: 45 `mulx`, measured
+//! 1.3× faster than the portable square (`avx2bench`, Zen 4: `k·Q` 1.12×, verification 1.08×
+//! over the portable square).
 //!
 //! Constant-time: straight-line code, no branch, every address fixed.
 
@@ -42,7 +45,7 @@ impl CurveArith<9> for P521Adx {
 
     #[inline(always)]
     fn mul(&self, a: &Uint<9>, b: &Uint<9>) -> Uint<9> {
-        P521.p.redc_wide_p521(wide_mul(&a.0, &b.0))
+        Uint(mul(&a.0, &b.0))
     }
 
     #[inline(always)]
@@ -75,7 +78,21 @@ macro_rules! mac2 {
     };
 }
 
-/// `a·b` as `[low nine words, high nine words]` for `a, b < p`, whose top words are below
+/// Word `$w` of `⌊L/2^55⌋` in place of `L`'s word at byte offset `$w`, from it and the next
+/// (`$n`): `(L_w >> 55) | (L_{w+1} << 9)`.
+#[rustfmt::skip]
+macro_rules! lhi {
+    ($w:literal, $n:literal) => {
+        concat!(
+            "mov {lo}, [{p} + ", $w, "]\n",
+            "mov {hi}, [{p} + ", $n, "]\n",
+            "shrd {lo}, {hi}, 55\n",
+            "mov [{p} + ", $w, "], {lo}\n",
+        )
+    };
+}
+
+/// `a·b·2^−576 mod p` for `a, b < p`, whose top words are below
 /// `2^9`: `A·B` for the low eight words of each, one row per `bⱼ` over a nine-word window (each
 /// row's first seven products on the two chains, OF then gone into the new top word and the
 /// eighth product on CF alone, so a row closes with no extra instruction; its finished lowest
@@ -83,16 +100,19 @@ macro_rules! mac2 {
 /// `a₈·b₈ < 2^18` into word 16: 81 products, as nine rows of nine would be, but over nine
 /// live words instead of ten. Nine words and `mulx`'s three registers leave one of the
 /// thirteen allocatable registers for addresses, so `a`, `b` and the product share one local
-/// array (`a` at word 0, `b` at 9, the product at 18). No carry leaves a row:
+/// array (`a` at word 0, `b` at 9, the product's low words at 18). No carry leaves a row:
 /// `A·(b₀…bⱼ) < 2^(64·(j + 9))`, and every partial sum stays below `a·b < 2^1042` (word 17 is
-/// zero).
+/// zero). The reduction is `redc_p521`'s, the low nine words `L` read back from memory (word 8
+/// still in a register) and `⌊L/2^55⌋` written over them before the carry chain, whose
+/// `adc`s take them as memory operands.
 #[inline(always)]
-fn wide_mul(a: &[u64; 9], b: &[u64; 9]) -> [[u64; 9]; 2] {
-    let mut buf = [0u64; 36];
+fn mul(a: &[u64; 9], b: &[u64; 9]) -> [u64; 9] {
+    let mut r = [0u64; 9];
+    let mut buf = [0u64; 27];
     buf[..9].copy_from_slice(a);
     buf[9..18].copy_from_slice(b);
-    // SAFETY: reads buf[0..18], writes buf[18..35] (a local array), nothing else; no stack
-    // use. BMI2 and ADX are present: the caller holds the `Adx` proof.
+    // SAFETY: reads buf[0..18], reads and writes buf[18..26] (a local array), nothing else;
+    // no stack use. BMI2 and ADX are present: the caller holds the `Adx` proof.
     unsafe {
         asm!(
             // A·B, row 0: b₀·(a₀…a₇) into words 0 … 8, one carry chain (every word new)
@@ -250,35 +270,69 @@ fn wide_mul(a: &[u64; 9], b: &[u64; 9]) -> [[u64; 9]; 2] {
             "mov rdx, [{p} + 64]",
             "imul rdx, [{p} + 136]",
             "add {w7}, rdx",
-            "mov [{p} + 208], {w8}",
-            "mov [{p} + 216], {w0}",
-            "mov [{p} + 224], {w1}",
-            "mov [{p} + 232], {w2}",
-            "mov [{p} + 240], {w3}",
-            "mov [{p} + 248], {w4}",
-            "mov [{p} + 256], {w5}",
-            "mov [{p} + 264], {w6}",
-            "mov [{p} + 272], {w7}",
+            // reduction (batch-core's `redc_p521`, in registers): L = words 0 … 8 (0 … 7 in
+            // memory, 8 in w8), H = words 9 … 16 (w0 … w7; H < 2^466, word 17 zero).
+            // H' = H | (L mod 2^55)·2^466: bits 18 … 63 into w7, the top nine bits into rdx
+            "mov rdx, [{p} + 144]",
+            "shl rdx, 9",
+            "mov {lo}, rdx",
+            "shl {lo}, 9",
+            "or {w7}, {lo}",
+            "shr rdx, 55",
+            // ⌊L/2^55⌋: words 0 … 7 in place, word 8 in w8
+            lhi!("144", "152"),
+            lhi!("152", "160"),
+            lhi!("160", "168"),
+            lhi!("168", "176"),
+            lhi!("176", "184"),
+            lhi!("184", "192"),
+            lhi!("192", "200"),
+            "mov {lo}, [{p} + 200]",
+            "shrd {lo}, {w8}, 55",
+            "mov [{p} + 200], {lo}",
+            "shr {w8}, 55",
+            // t = H' + ⌊L/2^55⌋ + 1 (below 2^522)
+            "stc",
+            "adc {w0}, [{p} + 144]",
+            "adc {w1}, [{p} + 152]",
+            "adc {w2}, [{p} + 160]",
+            "adc {w3}, [{p} + 168]",
+            "adc {w4}, [{p} + 176]",
+            "adc {w5}, [{p} + 184]",
+            "adc {w6}, [{p} + 192]",
+            "adc {w7}, [{p} + 200]",
+            "adc rdx, {w8}",
+            // minus 1 − (bit 521), bit 521 masked off
+            "mov {lo}, rdx",
+            "shr {lo}, 9",
+            "xor {lo}, 1",
+            "sub {w0}, {lo}",
+            "sbb {w1}, 0",
+            "sbb {w2}, 0",
+            "sbb {w3}, 0",
+            "sbb {w4}, 0",
+            "sbb {w5}, 0",
+            "sbb {w6}, 0",
+            "sbb {w7}, 0",
+            "sbb rdx, 0",
+            "and rdx, 0x1ff",
             p = in(reg) buf.as_mut_ptr(),
-            w0 = out(reg) _,
-            w1 = out(reg) _,
-            w2 = out(reg) _,
-            w3 = out(reg) _,
-            w4 = out(reg) _,
-            w5 = out(reg) _,
-            w6 = out(reg) _,
-            w7 = out(reg) _,
+            w0 = out(reg) r[0],
+            w1 = out(reg) r[1],
+            w2 = out(reg) r[2],
+            w3 = out(reg) r[3],
+            w4 = out(reg) r[4],
+            w5 = out(reg) r[5],
+            w6 = out(reg) r[6],
+            w7 = out(reg) r[7],
             w8 = out(reg) _,
             lo = out(reg) _,
             hi = out(reg) _,
-            out("rdx") _,
+            out("rdx") r[8],
             options(nostack),
         );
     }
-    [
-        core::array::from_fn(|i| buf[18 + i]),
-        core::array::from_fn(|i| buf[27 + i]),
-    ]
+    r
 }
 
 /// One product of a row of the square's triangle: `rdx·a_j` (`a_j` at byte offset `$aj`)
