@@ -154,7 +154,8 @@ impl AutoBackend {
     ///   point ([`Operation::MulDoubleSharedVartime`], [`shared_route_min`]): `avx2`, whose
     ///   comb over a shared point beats the scalar wNAF (one-key verify/s 1.42×, 1.59× and
     ///   1.08–1.23× scalar, Zen 4, 2026-12-06; docs/PERF.md; with BMI2 and ADX that comb is
-    ///   the `mulx` fields' own, 1.46–1.48× and 1.16–1.20× at 32 and 128 jobs a point).
+    ///   the `mulx` fields' own, 1.46–1.48× and 1.16–1.20× at 32 and 128 jobs a point, but for
+    ///   P-384 groups of 128 jobs or more).
     ///
     /// A route whose backend is unavailable on this CPU falls back to scalar.
     pub fn measured() -> Self {

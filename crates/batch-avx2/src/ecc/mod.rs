@@ -188,14 +188,21 @@ use crate::SHARED_POINT_MIN;
 /// many of this backend's per-job additions ([`batch_core::shared::comb_width`]).
 const TABLE_ENTRY_COST: usize = 4;
 
+/// Jobs under one P-384 point from which the lanes' comb over that point beats the scalar
+/// point code on the `mulx`/`adx` field (its own shared-point comb): `avx2bench`, Zen 4, one
+/// thread, jobs/s `mulx` ÷ lanes 1.05–1.29 at 32 jobs a point, 0.97–1.30 at 128; and
+/// `batch-speed`'s one-key verification (4 096 jobs, one key) 15 380–15 417/s on the `mulx`
+/// comb against 16 144–16 624/s on the lanes (2026-12-06, docs/PERF.md). P-521's `mulx` comb
+/// wins at every size measured (1.06–1.16× at 32, 1.01–1.10× at 128, and 7 695–8 079 against
+/// 7 200–7 416/s at 4 096).
+const LANES_SHARED_MIN_P384: usize = 128;
+
 /// `u₁·G + u₂·Q` for each triple; variable-time (public inputs only). With BMI2 and ADX every
-/// curve runs wholly on the scalar point code's `mulx`/`adx` field (its own shared-point comb
-/// included): since P-384's and P-521's fields were made faster there (2026-12-06), it also
-/// wins or ties where the lanes' comb over a shared point had won (`avx2bench`, Zen 4, one
-/// thread, jobs/s `mulx` ÷ lanes at 32 and 128 jobs a point: P-384 1.05–1.29 and 0.97–1.30,
-/// P-521 1.06–1.16 and 1.01–1.10; docs/PERF.md). Otherwise jobs sharing a point in groups of
-/// at least [`SHARED_POINT_MIN`] run on the lanes' comb table for that point. `lanes_only`
-/// keeps every curve on the lanes (`Avx2Backend::lanes_only`).
+/// curve runs on the scalar point code's `mulx`/`adx` field (its own shared-point comb
+/// included), except P-384 groups of at least [`LANES_SHARED_MIN_P384`] jobs a point, which
+/// take the lanes' comb. Otherwise jobs sharing a point in groups of at least
+/// [`SHARED_POINT_MIN`] run on the lanes' comb table for that point. `lanes_only` keeps every
+/// curve on the lanes (`Avx2Backend::lanes_only`).
 pub fn mul_double_vartime(
     t: Avx2,
     curve: Curve,
@@ -205,13 +212,22 @@ pub fn mul_double_vartime(
     lanes_only: bool,
 ) -> Vec<JobResult<AffinePoint>> {
     use batch_core::shared::{comb_width, gather, group_scalars_vartime, run_split, split_vartime};
-    if !lanes_only && scalar::has_fast_field(curve) {
+    let adx = !lanes_only && scalar::has_fast_field(curve);
+    if adx && curve != Curve::P384 {
         return scalar::mul_double_vartime(curve, u1, u2, points);
     }
     let distinct = |u1: &[EcUint], u2: &[EcUint], points: &[AffinePoint]| {
-        mul_double_distinct_vartime(t, curve, u1, u2, points)
+        if adx {
+            scalar::mul_double_vartime(curve, u1, u2, points)
+        } else {
+            mul_double_distinct_vartime(t, curve, u1, u2, points)
+        }
     };
-    let min = SHARED_POINT_MIN;
+    let min = if adx {
+        LANES_SHARED_MIN_P384
+    } else {
+        SHARED_POINT_MIN
+    };
     let split = split_vartime(curve, points, min);
     if split.groups.is_empty() {
         return distinct(u1, u2, points);
