@@ -20,7 +20,7 @@ use crate::simd::p521::P521Adx;
 
 /// A curve's `mulx`/`adx` field as a [`CurveSpec`]: the spec `$spec` over `$field` (`L =
 /// $l`), the accessor `$get` (the field where this CPU has BMI2 and ADX, built once by
-/// `Adx::$make`) and the comb table `$table`.
+/// `Adx::$make`), the comb table `$table` and `G`'s odd multiples `$odd`.
 macro_rules! adx_spec {
     ($spec:ident, $field:ty, $l:literal, $get:ident, $make:ident, $table:ident, $odd:ident) => {
         #[derive(Debug)]

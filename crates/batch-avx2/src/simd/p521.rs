@@ -65,8 +65,8 @@ impl CurveArith<9> for P521Adx {
 }
 
 /// One product of a row: `rdx` times the word at `$src` (a memory operand), its low half
-/// added into `$lo` on CF and its high half into `$hi` on OF (whole operand strings: `"{w0}"`,
-/// `"rbx"`).
+/// added into `$lo` on CF and its high half into `$hi` on OF (whole operand strings, as
+/// `"{w0}"`).
 #[rustfmt::skip]
 macro_rules! mac2 {
     ($src:literal, $lo:literal, $hi:literal) => {

@@ -12,12 +12,10 @@
 //!
 //! Everything here branches and indexes on its inputs: never call it with secrets.
 
-use batch_core::curve::CurveArith;
-use batch_core::num::Uint;
-
 use std::sync::OnceLock;
 
-use batch_core::curve::{P224, P256, P384, P521};
+use batch_core::curve::{CurveArith, P224, P256, P384, P521};
+use batch_core::num::Uint;
 
 use super::point::{batch_normalize, AffineMonty, JacobianPoint, ProjectivePoint};
 
