@@ -11,7 +11,10 @@ use std::sync::OnceLock;
 
 use batch_core::{AffinePoint, Curve, EcUint, JobResult};
 use batch_scalar::ecc::comb::{table_p256, table_p384, table_p521, CombTable};
-use batch_scalar::ecc::straus::{g_odd_p256, g_odd_p384, g_odd_p521, OddMultiples};
+use batch_scalar::ecc::point::ProjectivePoint;
+use batch_scalar::ecc::straus::{
+    self, g_odd_p256, g_odd_p384, g_odd_p521, DoubleJob, OddMultiples,
+};
 use batch_scalar::ecc::{self as scalar, CurveSpec};
 
 use crate::simd::p256::P256Adx;
@@ -20,9 +23,11 @@ use crate::simd::p521::P521Adx;
 
 /// A curve's `mulx`/`adx` field as a [`CurveSpec`]: the spec `$spec` over `$field` (`L =
 /// $l`), the accessor `$get` (the field where this CPU has BMI2 and ADX, built once by
-/// `Adx::$make`), the comb table `$table` and `G`'s odd multiples `$odd`.
+/// `Adx::$make`), the comb table `$table`, `G`'s odd multiples `$odd`, and verification's
+/// chunk loop `$chunk` (one job at a time or two, `CurveSpec::mul_double_chunk`).
 macro_rules! adx_spec {
-    ($spec:ident, $field:ty, $l:literal, $get:ident, $make:ident, $table:ident, $odd:ident) => {
+    ($spec:ident, $field:ty, $l:literal, $get:ident, $make:ident, $table:ident, $odd:ident,
+     $chunk:ident) => {
         #[derive(Debug)]
         struct $spec;
 
@@ -49,6 +54,10 @@ macro_rules! adx_spec {
             fn g_odd() -> &'static OddMultiples<$l> {
                 $odd()
             }
+            #[inline(always)]
+            fn mul_double_chunk(jobs: &[DoubleJob<$l>]) -> Vec<ProjectivePoint<$l>> {
+                straus::$chunk(Self::arith(), $odd(), jobs)
+            }
         }
     };
 }
@@ -60,7 +69,8 @@ adx_spec!(
     p256_adx,
     p256,
     table_p256,
-    g_odd_p256
+    g_odd_p256,
+    mul_double_chunk_paired_vartime
 );
 adx_spec!(
     SpecP384Adx,
@@ -69,7 +79,8 @@ adx_spec!(
     p384_adx,
     p384,
     table_p384,
-    g_odd_p384
+    g_odd_p384,
+    mul_double_chunk_paired_vartime
 );
 adx_spec!(
     SpecP521Adx,
@@ -78,7 +89,8 @@ adx_spec!(
     p521_adx,
     p521,
     table_p521,
-    g_odd_p521
+    g_odd_p521,
+    mul_double_chunk_vartime
 );
 
 /// Whether `curve` runs on a field of this crate here (P-256, P-384 and P-521 with BMI2 and

@@ -62,6 +62,16 @@ pub trait CurveSpec<const L: usize>: 'static {
     /// `G`'s odd multiples for verification's `u₁` ([`straus`]; the same points whatever the
     /// arithmetic).
     fn g_odd() -> &'static straus::OddMultiples<L>;
+    /// `u₁·G + u₂·Q` for a chunk of verification jobs: one job at a time
+    /// ([`straus::mul_double_chunk_vartime`]) unless the spec pairs them
+    /// ([`straus::mul_double_chunk_paired_vartime`]), chosen per field by measurement (Zen 4,
+    /// `avx2bench`, distinct-key `u₁·G + u₂·Q`): paired for P-256 (`mulx` field 1.14×,
+    /// portable 1.02×) and P-384 on `mulx` (1.04×); not for P-521 (`mulx` 0.86×, portable
+    /// 0.91×), portable P-384 (0.94×) and P-224 (0.99×).
+    #[inline(always)]
+    fn mul_double_chunk(jobs: &[straus::DoubleJob<L>]) -> Vec<ProjectivePoint<L>> {
+        straus::mul_double_chunk_vartime(Self::arith(), Self::g_odd(), jobs)
+    }
 }
 
 #[derive(Debug)]
@@ -98,6 +108,10 @@ impl CurveSpec<4> for SpecP256 {
     }
     fn g_odd() -> &'static straus::OddMultiples<4> {
         straus::g_odd_p256()
+    }
+    #[inline(always)]
+    fn mul_double_chunk(jobs: &[straus::DoubleJob<4>]) -> Vec<ProjectivePoint<4>> {
+        straus::mul_double_chunk_paired_vartime(Self::arith(), Self::g_odd(), jobs)
     }
 }
 
@@ -342,7 +356,6 @@ fn mul_double_distinct_vartime<const L: usize, S: CurveSpec<L>>(
     u2: &[EcUint],
     points: &[AffinePoint],
 ) -> Vec<JobResult<AffinePoint>> {
-    let table = S::g_odd();
     u1.par_chunks(CHUNK)
         .zip(u2.par_chunks(CHUNK))
         .zip(points.par_chunks(CHUNK))
@@ -372,7 +385,7 @@ fn mul_double_distinct_vartime<const L: usize, S: CurveSpec<L>>(
                     },
                 })
                 .collect();
-            let pts = straus::mul_double_chunk_vartime(c, table, &jobs);
+            let pts = S::mul_double_chunk(&jobs);
             finish(c, &pts, checks)
         })
         .collect()

@@ -221,6 +221,30 @@ impl<const L: usize> JacobianPoint<L> {
         Self { x, y, z }
     }
 
+    /// `[2·p₀, 2·p₁]`, the two doublings' field operations interleaved
+    /// (`batch_core::jacobian::Pair`): the same results as [`JacobianPoint::double`] on each,
+    /// constant-time likewise.
+    #[inline(always)]
+    pub fn double_pair(p: &[Self; 2], c: &impl CurveArith<L>) -> [Self; 2] {
+        let f = batch_core::jacobian::Pair(c);
+        let (x, y, z) = batch_core::jac_double_half!(
+            &f,
+            ([p[0].x, p[1].x], [p[0].y, p[1].y], [p[0].z, p[1].z])
+        );
+        [
+            Self {
+                x: x[0],
+                y: y[0],
+                z: z[0],
+            },
+            Self {
+                x: x[1],
+                y: y[1],
+                z: z[1],
+            },
+        ]
+    }
+
     /// `2·self` for `a = −3` (`batch_core::jac_double_half!`, 4M + 4S).
     #[inline(always)]
     pub fn double_vartime(&self, c: &impl CurveArith<L>) -> Self {

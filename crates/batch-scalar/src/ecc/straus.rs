@@ -157,7 +157,7 @@ fn signed_entry_vartime<const L: usize>(
     }
 }
 
-/// `u₁·G + u₂·Q` for each job of a chunk.
+/// `u₁·G + u₂·Q` for each job of a chunk, one job after another.
 /// Inlined so that a compile-time `c` folds into the field arithmetic (see `ecc::CurveSpec`).
 #[inline(always)]
 pub fn mul_double_chunk_vartime<const L: usize>(
@@ -165,15 +165,64 @@ pub fn mul_double_chunk_vartime<const L: usize>(
     g: &OddMultiples<L>,
     jobs: &[DoubleJob<L>],
 ) -> Vec<ProjectivePoint<L>> {
-    let bits = c.def().curve.bits();
-    let wg = g.width();
-    // Odd multiples 3Q … 15Q of every job that needs Q, made affine in one batch.
+    let (q_tables, affine) = q_tables(c, jobs);
+    // Plain loops, no closures: `c` must stay a compile-time constant (see `ecc::CurveSpec`).
+    let mut out = Vec::with_capacity(jobs.len());
+    for (job, &qt) in jobs.iter().zip(&q_tables) {
+        out.push(one_job(c, g, job, qt, &affine));
+    }
+    out
+}
+
+/// [`mul_double_chunk_vartime`] with jobs two at a time: their doublings interleaved
+/// ([`JacobianPoint::double_pair`]), each job's additions on its own; the same results.
+/// A curve's `ecc::CurveSpec` picks one of the two (`CurveSpec::mul_double_chunk`), so that
+/// no spec compiles both loops.
+#[inline(always)]
+pub fn mul_double_chunk_paired_vartime<const L: usize>(
+    c: &impl CurveArith<L>,
+    g: &OddMultiples<L>,
+    jobs: &[DoubleJob<L>],
+) -> Vec<ProjectivePoint<L>> {
+    let (bits, wg) = (c.def().curve.bits(), g.width());
+    let (q_tables, affine) = q_tables(c, jobs);
+    let mut out = Vec::with_capacity(jobs.len());
+    let mut k = 0;
+    while k + 1 < jobs.len() {
+        let (j0, j1) = (&jobs[k], &jobs[k + 1]);
+        let d0 = JobDigits::new(j0, q_tables[k], &affine, wg, bits);
+        let d1 = JobDigits::new(j1, q_tables[k + 1], &affine, wg, bits);
+        let mut acc = [JacobianPoint::identity(c); 2];
+        for i in (0..d0.len.max(d1.len)).rev() {
+            // complete: an identity accumulator (a job whose digits start lower) stays one
+            acc = JacobianPoint::double_pair(&acc, c);
+            d0.add_at(c, &mut acc[0], i, g);
+            d1.add_at(c, &mut acc[1], i, g);
+        }
+        out.push(acc[0].to_projective(c));
+        out.push(acc[1].to_projective(c));
+        k += 2;
+    }
+    if k < jobs.len() {
+        out.push(one_job(c, g, &jobs[k], q_tables[k], &affine));
+    }
+    out
+}
+
+/// Odd multiples `3Q … 15Q` of every job that needs `Q`, made affine in one batch: where
+/// each job's entries start (`None` without a table), and the entries.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+fn q_tables<const L: usize>(
+    c: &impl CurveArith<L>,
+    jobs: &[DoubleJob<L>],
+) -> (Vec<Option<usize>>, Vec<(AffineMonty<L>, u64)>) {
     let mut proj = Vec::new();
-    let mut q_tables: Vec<Option<usize>> = Vec::with_capacity(jobs.len());
+    let mut starts = Vec::with_capacity(jobs.len());
     for job in jobs {
         match job.q {
             Some(q) if !job.u2.is_zero_vartime() => {
-                q_tables.push(Some(proj.len()));
+                starts.push(Some(proj.len()));
                 let q1 = ProjectivePoint::from_affine(&q, c);
                 let q2 = q1.double(c);
                 let mut acc = q1;
@@ -182,46 +231,97 @@ pub fn mul_double_chunk_vartime<const L: usize>(
                     proj.push(acc);
                 }
             }
-            _ => q_tables.push(None),
+            _ => starts.push(None),
         }
     }
-    let affine = batch_normalize(c, &proj);
+    (starts, batch_normalize(c, &proj))
+}
 
-    // Plain loops, no closures: `c` must stay a compile-time constant (see `ecc::CurveSpec`).
-    let mut out = Vec::with_capacity(jobs.len());
-    for (job, qt) in jobs.iter().zip(&q_tables) {
+/// One job's `u₁·G + u₂·Q`, its table at `qt` in `affine`.
+#[inline(always)]
+fn one_job<const L: usize>(
+    c: &impl CurveArith<L>,
+    g: &OddMultiples<L>,
+    job: &DoubleJob<L>,
+    qt: Option<usize>,
+    affine: &[(AffineMonty<L>, u64)],
+) -> ProjectivePoint<L> {
+    let d = JobDigits::new(job, qt, affine, g.width(), c.def().curve.bits());
+    let mut acc = JacobianPoint::identity(c);
+    for i in (0..d.len).rev() {
+        acc = acc.double_vartime(c);
+        d.add_at(c, &mut acc, i, g);
+    }
+    acc.to_projective(c)
+}
+
+/// A job's wNAF digits: `u₁`'s over `G`'s odd multiples, `u₂`'s over `Q`, `3Q … 15Q` (all
+/// zero without a table); how many positions hold a non-zero digit of either at or below the
+/// top; and the job's `Q` and its affine `3Q … 15Q`.
+struct JobDigits<'a, const L: usize> {
+    naf1: Vec<i32>,
+    naf2: Vec<i32>,
+    len: usize,
+    q: Option<AffineMonty<L>>,
+    q_odd: &'a [(AffineMonty<L>, u64)],
+}
+
+impl<'a, const L: usize> JobDigits<'a, L> {
+    /// `qt`: where the job's entries start in `affine` (`None` without a table).
+    fn new(
+        job: &DoubleJob<L>,
+        qt: Option<usize>,
+        affine: &'a [(AffineMonty<L>, u64)],
+        wg: usize,
+        bits: usize,
+    ) -> Self {
         let naf1 = wnaf_vartime(&job.u1, wg, bits);
-        let naf2 = match qt {
-            Some(_) => wnaf_vartime(&job.u2, W_Q, bits),
-            None => vec![0; bits + 1],
+        let (naf2, q_odd) = match qt {
+            Some(off) => (
+                wnaf_vartime(&job.u2, W_Q, bits),
+                &affine[off..off + Q_ENTRIES - 1],
+            ),
+            None => (vec![0; bits + 1], &affine[..0]),
         };
         // digits up to the highest non-zero one of either scalar
         let len = (0..=bits)
             .rev()
             .find(|&i| naf1[i] != 0 || naf2[i] != 0)
             .map_or(0, |top| top + 1);
-        let mut acc = JacobianPoint::identity(c);
-        for i in (0..len).rev() {
-            acc = acc.double_vartime(c);
-            let d1 = naf1[i];
-            if d1 != 0 {
-                acc = acc.add_affine_vartime(&g.signed_vartime(c, d1), c);
-            }
-            let d2 = naf2[i];
-            if d2 != 0 {
-                // |d2| = 2·idx + 1: Q itself, or entry idx − 1 of this job's affine table
-                let idx = ((d2.unsigned_abs() - 1) / 2) as usize;
-                let e = match (idx, qt) {
-                    (0, _) => job.q.expect("u₂ has digits only where Q is given"),
-                    (_, Some(off)) => affine[off + idx - 1].0,
-                    (_, None) => unreachable!("u₂ has digits only where Q has a table"),
-                };
-                acc = acc.add_affine_vartime(&signed_entry_vartime(c, &e, d2), c);
-            }
+        Self {
+            naf1,
+            naf2,
+            len,
+            q: job.q,
+            q_odd,
         }
-        out.push(acc.to_projective(c));
     }
-    out
+
+    /// `acc` plus position `i`'s digits: `d₁·G` and `d₂·Q`.
+    #[inline(always)]
+    fn add_at(
+        &self,
+        c: &impl CurveArith<L>,
+        acc: &mut JacobianPoint<L>,
+        i: usize,
+        g: &OddMultiples<L>,
+    ) {
+        let d1 = self.naf1[i];
+        if d1 != 0 {
+            *acc = acc.add_affine_vartime(&g.signed_vartime(c, d1), c);
+        }
+        let d2 = self.naf2[i];
+        if d2 != 0 {
+            // |d2| = 2·idx + 1: Q itself, or entry idx − 1 of this job's affine table
+            // (u₂ has digits only where Q has a table)
+            let idx = ((d2.unsigned_abs() - 1) / 2) as usize;
+            let e = match idx {
+                0 => self.q.expect("u₂ has digits only where Q is given"),
+                _ => self.q_odd[idx - 1].0,
+            };
+            *acc = acc.add_affine_vartime(&signed_entry_vartime(c, &e, d2), c);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -300,6 +400,83 @@ mod tests {
         assert_eq!(g_odd_p256().entries.len(), 1 << (W_G - 2));
         check(&P256, g_odd_p256(), table_p256(), &[1, 3, last - 2, last]);
         check(&P521, g_odd_p521(), table_p521(), &[1, 3, last - 2, last]);
+    }
+
+    /// Paired doublings change nothing but the schedule: every job's result equals the
+    /// one-at-a-time loop's, in a chunk of odd length (the last job alone) holding zero
+    /// scalars, `Q = O`, `Q = ±G` (additions that meet the accumulator) and jobs whose top
+    /// digits sit far apart (one accumulator still the identity while the other doubles).
+    #[test]
+    fn paired_doublings_match_single() {
+        use batch_core::curve::P256;
+        // the loop inline with calls for field operations (`Outline`: compile time)
+        let c = &batch_core::dev::Outline(&P256);
+        let mut rng = rand::rng();
+        let mut random = || Uint::<4>(core::array::from_fn(|_| rng.random::<u64>() >> 1));
+        let g = AffineMonty { x: c.gx, y: c.gy };
+        let neg_g = AffineMonty {
+            x: c.gx,
+            y: c.p.neg(&c.gy),
+        };
+        let q = comb_point(c, &random());
+        let mut jobs = vec![
+            DoubleJob {
+                u1: Uint::ZERO,
+                u2: Uint::ZERO,
+                q: None,
+            },
+            DoubleJob {
+                u1: random(),
+                u2: Uint::ZERO,
+                q: Some(q),
+            },
+            DoubleJob {
+                u1: Uint::ONE,
+                u2: Uint::ONE,
+                q: Some(g),
+            },
+            DoubleJob {
+                u1: Uint::from_limbs(&[5]).unwrap(),
+                u2: Uint::from_limbs(&[5]).unwrap(),
+                q: Some(neg_g),
+            },
+            DoubleJob {
+                u1: Uint::from_limbs(&[3]).unwrap(),
+                u2: random(),
+                q: Some(q),
+            },
+            DoubleJob {
+                u1: random(),
+                u2: random(),
+                q: None,
+            },
+        ];
+        for _ in 0..9 {
+            jobs.push(DoubleJob {
+                u1: random(),
+                u2: random(),
+                q: Some(q),
+            });
+        }
+        assert_eq!(jobs.len() % 2, 1);
+        let table = OddMultiples::new(c, 6);
+        let single = mul_double_chunk_vartime(c, &table, &jobs);
+        let paired = mul_double_chunk_paired_vartime(c, &table, &jobs);
+        for (i, (s, p)) in single.iter().zip(&paired).enumerate() {
+            assert_eq!((s.x, s.y, s.z), (p.x, p.y, p.z), "job {i}");
+        }
+        // and the results are right: 1·G + 1·G = 2G, 5·G + 5·(−G) = O
+        let norm = |p: &ProjectivePoint<4>| batch_normalize(c, &[*p])[0];
+        let two_g = ProjectivePoint::from_affine(&g, c).double(c);
+        assert_eq!(norm(&paired[2]), norm(&two_g));
+        assert_eq!(paired[3].is_identity_mask(), u64::MAX);
+        assert_eq!(paired[0].is_identity_mask(), u64::MAX);
+    }
+
+    /// `k·G` as an affine point, by the comb.
+    fn comb_point(c: &impl CurveArith<4>, k: &Uint<4>) -> AffineMonty<4> {
+        let p = super::super::comb::table_p256().mul_vartime(c, k);
+        batch_normalize(c, &[p])[0].0
     }
 
     /// Jacobian formulas against the complete projective ones, exceptional cases included.
