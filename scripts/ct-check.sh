@@ -5,8 +5,12 @@
 # stores (scripts/masked-store-check.sh), which Valgrind cannot run.
 #
 #   scripts/ct-check.sh [SECTION...]   sections: modexp, ec, rsa, ecdsa, or e.g. rsa/avx2/2048
-#   scripts/ct-check.sh --demo-leak    builds with a deliberately secret-dependent branch
+#   scripts/ct-check.sh --demo-leak [SECTION...]
+#                                      builds with a deliberately secret-dependent branch
 #                                      (feature `demo-leak`) and succeeds only if it is caught
+#   scripts/ct-check.sh [--demo-leak] --build-only
+#                                      builds the binary and stops (.ci/run builds both
+#                                      early, in the background, while the tests run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,8 +19,13 @@ if [[ "${1:-}" == "--demo-leak" ]]; then
     demo=1
     shift
 fi
+build_only=0
+if [[ "${1:-}" == "--build-only" ]]; then
+    build_only=1
+    shift
+fi
 
-if ! command -v valgrind >/dev/null 2>&1; then
+if [[ $build_only == 0 ]] && ! command -v valgrind >/dev/null 2>&1; then
     echo "ct-check.sh: valgrind is not installed (apt-get install valgrind)" >&2
     exit 1
 fi
@@ -32,6 +41,9 @@ if [[ $demo == 1 ]]; then
 fi
 CARGO_TARGET_DIR="$target" cargo build --release --locked -q -p batch-ct --bin ct-check "${features[@]}"
 bin="$target/release/ct-check"
+if [[ $build_only == 1 ]]; then
+    exit 0
+fi
 
 # The AVX-512 backend cannot run under Valgrind; its built code is scanned for stores masked
 # by lane masks instead (scripts/masked-store-check.sh; the same binary links it).
