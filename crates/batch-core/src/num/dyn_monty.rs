@@ -153,9 +153,7 @@ impl DynMonty {
         exp: &[u64],
     ) -> Vec<u64> {
         with_kernel!(&self.kernel, p => {
-            let b = p.mul_in(k, &fit(base), p.r2());
-            let r = p.pow_vartime_in(k, &b, exp);
-            p.mul_in(k, &r, &Uint::ONE).0[..self.limbs].to_vec()
+            p.pow_vartime_plain_in(k, &fit(base), exp).0[..self.limbs].to_vec()
         })
     }
 
