@@ -37,6 +37,7 @@ use crate::digits::ModulusDigits;
 pub mod p256;
 pub mod p384;
 pub mod p521;
+mod square;
 
 /// [`crate::modexp::modexp_group_avx2`] behind the proof.
 pub fn modexp_group<const N: usize>(
@@ -178,15 +179,25 @@ impl batch_core::num::MontKernel for Adx {
         w[1 + l]
     }
 
-    /// From 32 limbs, the dedicated square (below, [`Self::mul`] with `b = a`, measured
-    /// faster: `examples/adxbench.rs`): the off-diagonal triangle `Σ_{i<j} a_i·a_j` row by row, doubled
-    /// with the diagonal added (batch-core's portable `double_plus_squares`, linear work), then
-    /// `L` Montgomery reduction rows: about `1.5·L²` `mulx` against the product's `2·L²`.
-    /// Triangle row `i` runs over a copy of `a` whose limbs `0..=i` are zeroed, from limb
-    /// `s = 4⌊(i+1)/4⌋`, so every row's length is a multiple of 4 (at most 3 products by zero
-    /// per row; lengths and offsets are public).
+    /// A dedicated square (measured faster than [`Self::mul`] with `b = a` from 16 limbs:
+    /// `examples/adxbench.rs`, docs/PERF.md): the off-diagonal triangle `Σ_{i<j} a_i·a_j` row
+    /// by row, doubled with the diagonal added, then `L` Montgomery reduction rows: about
+    /// `1.5·L²` `mulx` against the product's `2·L²`. At 16, 24 and 32 limbs the triangle and
+    /// the doubling are one unrolled block (`simd/square.rs`), and so are the reduction rows at
+    /// 16 and 24. Other widths from 32 limbs: triangle row `i` runs over a copy of `a` whose
+    /// limbs `0..=i` are zeroed, from limb `s = 4⌊(i+1)/4⌋`, so every row's length is a
+    /// multiple of 4 (at most 3 products by zero per row; lengths and offsets are public),
+    /// and batch-core's portable `double_plus_squares` doubles it.
     fn square(&self, t: &mut [u64], a: &[u64], m: &[u64], m0inv: u64) -> u64 {
         let l = a.len();
+        assert!(m.len() == l && t.len() == l, "operand lengths differ");
+        let mut w_stack = [0u64; 2 * STACK_LIMBS];
+        if l <= STACK_LIMBS && square::square_wide(&mut w_stack[..2 * l], a) {
+            let w = &mut w_stack[..2 * l];
+            let top = square::redc_wide(w, m, m0inv).unwrap_or_else(|| redc(w, m, m0inv));
+            t.copy_from_slice(&w[l..]);
+            return top;
+        }
         if l < 32 {
             // measured: the product's rows are faster than short triangle rows below 32 limbs
             return self.mul(t, a, a, m, m0inv);
@@ -222,18 +233,7 @@ impl batch_core::num::MontKernel for Adx {
             }
         }
         batch_core::num::monty::double_plus_squares(w, a);
-        let mut top = 0;
-        for i in 0..l {
-            // SAFETY: reads m[0..l], reads and writes w[i..=i+l] (i + l ≤ 2l − 1): in bounds.
-            unsafe {
-                let wp = w.as_mut_ptr().add(i);
-                top = if l.is_multiple_of(8) {
-                    redc_row8(wp, m.as_ptr(), l / 8, m0inv, top)
-                } else {
-                    redc_row4(wp, m.as_ptr(), l / 4, m0inv, top)
-                };
-            }
-        }
+        let top = redc(w, m, m0inv);
         t.copy_from_slice(&w[l..]);
         top
     }
@@ -243,6 +243,30 @@ impl batch_core::num::MontKernel for Adx {
     fn min_limbs(&self) -> usize {
         16
     }
+}
+
+/// The `L = m.len()` Montgomery reduction rows of the square on `w = a²` (`2L` words,
+/// `L` a multiple of 4): `w[L..]` and the returned top word hold `(w + u·m)/R`.
+fn redc(w: &mut [u64], m: &[u64], m0inv: u64) -> u64 {
+    let l = m.len();
+    assert!(
+        w.len() == 2 * l && l >= 4 && l.is_multiple_of(4),
+        "reduction of {} words by {l} limbs",
+        w.len()
+    );
+    let mut top = 0;
+    for i in 0..l {
+        // SAFETY: reads m[0..l], reads and writes w[i..=i+l] (i + l ≤ 2l − 1): in bounds.
+        unsafe {
+            let wp = w.as_mut_ptr().add(i);
+            top = if l.is_multiple_of(8) {
+                redc_row8(wp, m.as_ptr(), l / 8, m0inv, top)
+            } else {
+                redc_row4(wp, m.as_ptr(), l / 4, m0inv, top)
+            };
+        }
+    }
+    top
 }
 
 /// Pass 1 on one limb at byte offset `$off`: `t[j] += lo(a[j]·bi) + hi(a[j−1]·bi)`, the sum

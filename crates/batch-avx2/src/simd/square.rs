@@ -1,0 +1,181 @@
+//! The first half of the `mulx` square at 16, 24 and 32 limbs (the CRT halves of RSA-2048
+//! and RSA-3072, and the RSA-2048 modulus of a verification): `w = a²` for `w` of `2L` limbs,
+//! in one straight-line block: the off-diagonal triangle `Σ_{i<j} aᵢ·aⱼ·2^(64(i+j))` row by
+//! row, each row exactly `L − 1 − i` products long, then doubled with the diagonal squares
+//! added on two carry chains. `simd.rs`'s reduction rows finish the Montgomery square.
+//!
+//! Measured on Zen 3 (`examples/adxbench.rs`, docs/PERF.md): the looped triangle rows,
+//! padded to multiples of four limbs and entered once per row from Rust, took 2.1–2.5 cycles
+//! a `mulx` step against the product's 1.5, which is this core's floor for a
+//! `mulx`/`adox`/`adcx` step. The rows here are unrolled by the assembler (`.rept`, with
+//! `.set` counters: the row and column are assembly-time constants, so every address is a
+//! constant offset), so a row costs its steps plus four instructions.
+//!
+//! The instruction sequence and every address depend on `L` only: constant-time in the
+//! operand values.
+
+/// `w[0..2L] = a[0..L]²` for `$l` limbs; `w` must be zero on entry (the triangle rows add into
+/// it and store each row's top word into the first word no earlier row reached).
+macro_rules! square_wide {
+    ($name:ident, $l:literal) => {
+        /// `w = a²` (`w` zeroed, `2·L` words; `a`, `L` words): see the module's documentation.
+        ///
+        /// # Safety
+        /// `w` points to `2·$l` writable words, zero, and `a` to `$l` readable words.
+        #[inline(always)]
+        pub(super) unsafe fn $name(w: *mut u64, a: *const u64) {
+            // SAFETY: the caller's: every address is `a` plus a constant below `8·$l` or `w`
+            // plus a constant below `16·$l`.
+            unsafe {
+                core::arch::asm!(
+                    // the triangle: row i adds aᵢ·a[i+1..L] at w[2i+1..i+L] and its top
+                    // word at w[i+L], which no earlier row reached (row i − 1 ended at
+                    // w[i+L−1])
+                    "xor {z:e}, {z:e}",
+                    ".set bsq_i, 0",
+                    ".rept {L} - 1",
+                    "mov rdx, qword ptr [{a} + 8*bsq_i]",
+                    "xor {hp:e}, {hp:e}", // and CF = OF = 0
+                    ".set bsq_j, bsq_i + 1",
+                    ".rept {L} - 1 - bsq_i",
+                    "mulx {hn}, {lo}, qword ptr [{a} + 8*bsq_j]",
+                    "adox {lo}, {hp}",
+                    "adcx {lo}, qword ptr [{w} + 8*(bsq_i + bsq_j)]",
+                    "mov qword ptr [{w} + 8*(bsq_i + bsq_j)], {lo}",
+                    "mov {hp}, {hn}",
+                    ".set bsq_j, bsq_j + 1",
+                    ".endr",
+                    // the row's top word plus both carries: below 2^64, since the row's
+                    // words and it are exactly w[..i+L] + aᵢ·a[i+1..]·2^(64(2i+1))
+                    "adox {hp}, {z}",
+                    "adcx {hp}, {z}",
+                    "mov qword ptr [{w} + 8*(bsq_i + {L})], {hp}",
+                    ".set bsq_i, bsq_i + 1",
+                    ".endr",
+                    // w = 2w + Σ aᵢ²·2^(128i): the doubling on CF (`adcx x, x` is 2x plus
+                    // the bit shifted out below), the squares on OF; neither carries out of
+                    // the top word, as the result is a² < 2^(128L)
+                    "xor {z:e}, {z:e}",
+                    ".set bsq_i, 0",
+                    ".rept {L}",
+                    "mov rdx, qword ptr [{a} + 8*bsq_i]",
+                    "mulx {hn}, {lo}, rdx",
+                    "mov {hp}, qword ptr [{w} + 16*bsq_i]",
+                    "mov {x}, qword ptr [{w} + 16*bsq_i + 8]",
+                    "adcx {hp}, {hp}",
+                    "adcx {x}, {x}",
+                    "adox {hp}, {lo}",
+                    "adox {x}, {hn}",
+                    "mov qword ptr [{w} + 16*bsq_i], {hp}",
+                    "mov qword ptr [{w} + 16*bsq_i + 8], {x}",
+                    ".set bsq_i, bsq_i + 1",
+                    ".endr",
+                    w = in(reg) w,
+                    a = in(reg) a,
+                    L = const $l,
+                    z = out(reg) _,
+                    hp = out(reg) _,
+                    hn = out(reg) _,
+                    lo = out(reg) _,
+                    x = out(reg) _,
+                    out("rdx") _,
+                    options(nostack),
+                );
+            }
+        }
+    };
+}
+
+/// The `$l` Montgomery reduction rows on `w = a²` (`2·$l` words) unrolled like the triangle:
+/// row `i` adds `u·m·2^(64i)` with `u = w[i]·m0inv`, which clears `w[i]`; returns the top
+/// word, with `w[$l..]`, of `(w + Σ uᵢ·m·2^(64i))/R`.
+macro_rules! redc_unrolled {
+    ($name:ident, $l:literal) => {
+        /// # Safety
+        /// `w` points to `2·$l` writable words and `m` to `$l` readable ones.
+        #[inline(always)]
+        pub(super) unsafe fn $name(w: *mut u64, m: *const u64, m0inv: u64) -> u64 {
+            let top: u64;
+            // SAFETY: the caller's: every address is `m` plus a constant below `8·$l` or
+            // `w` plus a constant below `16·$l`.
+            unsafe {
+                core::arch::asm!(
+                    "xor {z:e}, {z:e}",
+                    "xor {top:e}, {top:e}",
+                    ".set bsq_i, 0",
+                    ".rept {L}",
+                    "mov rdx, qword ptr [{w} + 8*bsq_i]",
+                    "imul rdx, {m0inv}",
+                    "xor {hp:e}, {hp:e}", // and CF = OF = 0
+                    ".set bsq_j, 0",
+                    ".rept {L}",
+                    "mulx {hn}, {lo}, qword ptr [{m} + 8*bsq_j]",
+                    "adox {lo}, {hp}",
+                    "adcx {lo}, qword ptr [{w} + 8*(bsq_i + bsq_j)]",
+                    "mov qword ptr [{w} + 8*(bsq_i + bsq_j)], {lo}",
+                    "mov {hp}, {hn}",
+                    ".set bsq_j, bsq_j + 1",
+                    ".endr",
+                    // w[i+L] += the row's top word, its two carries and the carry `top`
+                    // the row before left there; `top` takes this row's (at most 2)
+                    "adox {hp}, {z}",
+                    "adcx {hp}, qword ptr [{w} + 8*(bsq_i + {L})]",
+                    "adox {hp}, {top}",
+                    "mov qword ptr [{w} + 8*(bsq_i + {L})], {hp}",
+                    "mov {top:e}, 0",
+                    "adcx {top}, {z}",
+                    "adox {top}, {z}",
+                    ".set bsq_i, bsq_i + 1",
+                    ".endr",
+                    w = in(reg) w,
+                    m = in(reg) m,
+                    m0inv = in(reg) m0inv,
+                    L = const $l,
+                    top = out(reg) top,
+                    z = out(reg) _,
+                    hp = out(reg) _,
+                    hn = out(reg) _,
+                    lo = out(reg) _,
+                    out("rdx") _,
+                    options(nostack),
+                );
+            }
+            top
+        }
+    };
+}
+
+redc_unrolled!(redc16, 16);
+redc_unrolled!(redc24, 24);
+
+/// The reduction rows of [`redc_unrolled`] at 16 or 24 limbs (`w` twice `m`'s length);
+/// `None` at other widths.
+pub(super) fn redc_wide(w: &mut [u64], m: &[u64], m0inv: u64) -> Option<u64> {
+    assert_eq!(w.len(), 2 * m.len(), "w holds the square");
+    let (wp, mp) = (w.as_mut_ptr(), m.as_ptr());
+    // SAFETY (each arm): `w` has twice `m`'s length, and that length is the block's `L`.
+    match m.len() {
+        16 => Some(unsafe { redc16(wp, mp, m0inv) }),
+        24 => Some(unsafe { redc24(wp, mp, m0inv) }),
+        _ => None,
+    }
+}
+
+square_wide!(square16, 16);
+square_wide!(square24, 24);
+square_wide!(square32, 32);
+
+/// `w = a²` at 16, 24 or 32 limbs (`w` zero, twice `a`'s length); `false` (and `w`
+/// untouched) at other widths.
+pub(super) fn square_wide(w: &mut [u64], a: &[u64]) -> bool {
+    assert_eq!(w.len(), 2 * a.len(), "w holds the square");
+    let (wp, ap) = (w.as_mut_ptr(), a.as_ptr());
+    // SAFETY (each arm): `w` has twice `a`'s length, and that length is the block's `L`.
+    match a.len() {
+        16 => unsafe { square16(wp, ap) },
+        24 => unsafe { square24(wp, ap) },
+        32 => unsafe { square32(wp, ap) },
+        _ => return false,
+    }
+    true
+}
