@@ -182,21 +182,35 @@ impl batch_core::num::MontKernel for Adx {
     /// A dedicated square (measured faster than [`Self::mul`] with `b = a` from 16 limbs:
     /// `examples/adxbench.rs`, docs/PERF.md): the off-diagonal triangle `Σ_{i<j} a_i·a_j` row
     /// by row, doubled with the diagonal added, then `L` Montgomery reduction rows: about
-    /// `1.5·L²` `mulx` against the product's `2·L²`. At 16, 24 and 32 limbs the triangle and
-    /// the doubling are one unrolled block (`simd/square.rs`), and so are the reduction rows at
-    /// 16 and 24. Other widths from 32 limbs: triangle row `i` runs over a copy of `a` whose
+    /// `1.5·L²` `mulx` against the product's `2·L²`. At 16 and 32 limbs the triangle and the
+    /// doubling are one unrolled block (`simd/square.rs`), and so are the reduction rows at 16;
+    /// at 32, 48 and 64 limbs each reduction row is unrolled in a loop. Other widths from 32: triangle row `i` runs over a copy of `a` whose
     /// limbs `0..=i` are zeroed, from limb `s = 4⌊(i+1)/4⌋`, so every row's length is a
     /// multiple of 4 (at most 3 products by zero per row; lengths and offsets are public),
     /// and batch-core's portable `double_plus_squares` doubles it.
     fn square(&self, t: &mut [u64], a: &[u64], m: &[u64], m0inv: u64) -> u64 {
         let l = a.len();
         assert!(m.len() == l && t.len() == l, "operand lengths differ");
-        let mut w_stack = [0u64; 2 * STACK_LIMBS];
-        if l <= STACK_LIMBS && square::square_wide(&mut w_stack[..2 * l], a) {
-            let w = &mut w_stack[..2 * l];
+        // the unrolled blocks, on a buffer of the width's size (zeroing costs)
+        let unrolled = |w: &mut [u64], t: &mut [u64]| {
             let top = square::redc_wide(w, m, m0inv).unwrap_or_else(|| redc(w, m, m0inv));
             t.copy_from_slice(&w[l..]);
-            return top;
+            top
+        };
+        match l {
+            16 => {
+                let mut w = [0u64; 32];
+                if square::square_wide(&mut w, a) {
+                    return unrolled(&mut w, t);
+                }
+            }
+            32 => {
+                let mut w = [0u64; 64];
+                if square::square_wide(&mut w, a) {
+                    return unrolled(&mut w, t);
+                }
+            }
+            _ => {}
         }
         if l < 32 {
             // measured: the product's rows are faster than short triangle rows below 32 limbs
@@ -233,7 +247,7 @@ impl batch_core::num::MontKernel for Adx {
             }
         }
         batch_core::num::monty::double_plus_squares(w, a);
-        let top = redc(w, m, m0inv);
+        let top = square::redc_wide(w, m, m0inv).unwrap_or_else(|| redc(w, m, m0inv));
         t.copy_from_slice(&w[l..]);
         top
     }

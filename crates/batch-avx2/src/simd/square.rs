@@ -1,15 +1,20 @@
-//! The first half of the `mulx` square at 16, 24 and 32 limbs (the CRT halves of RSA-2048
-//! and RSA-3072, and the RSA-2048 modulus of a verification): `w = a²` for `w` of `2L` limbs,
-//! in one straight-line block: the off-diagonal triangle `Σ_{i<j} aᵢ·aⱼ·2^(64(i+j))` row by
-//! row, each row exactly `L − 1 − i` products long, then doubled with the diagonal squares
-//! added on two carry chains. `simd.rs`'s reduction rows finish the Montgomery square.
+//! The `mulx` square's blocks at the RSA widths (`simd.rs`'s `MontKernel::square`).
 //!
-//! Measured on Zen 3 (`examples/adxbench.rs`, docs/PERF.md): the looped triangle rows,
-//! padded to multiples of four limbs and entered once per row from Rust, took 2.1–2.5 cycles
-//! a `mulx` step against the product's 1.5, which is this core's floor for a
-//! `mulx`/`adox`/`adcx` step. The rows here are unrolled by the assembler (`.rept`, with
-//! `.set` counters: the row and column are assembly-time constants, so every address is a
-//! constant offset), so a row costs its steps plus four instructions.
+//! - `w = a²` at 16 and 32 limbs (the CRT halves of RSA-2048, the RSA-2048 modulus of a
+//!   verification) in one straight-line block: the off-diagonal triangle
+//!   `Σ_{i<j} aᵢ·aⱼ·2^(64(i+j))` row by row, each row exactly `L − 1 − i` products long, then
+//!   doubled with the diagonal squares added on two carry chains.
+//! - The `L` Montgomery reduction rows: unrolled at 16 limbs, and at 32, 48 and 64 each row
+//!   unrolled inside a loop over the rows (unrolling all `L²` steps would outgrow the
+//!   instruction cache).
+//!
+//! Measured on Zen 3 (`examples/adxbench.rs`, docs/PERF.md): the looped triangle rows of
+//! `simd.rs` (padded to multiples of four limbs, entered once per row from Rust) took 2.1–2.5
+//! cycles a `mulx` step against the product's 1.5, about this core's floor for a
+//! `mulx`/`adox`/`adcx` step, so below 32 limbs squares ran on the product. The rows here are
+//! unrolled by the assembler (`.rept`, with `.set` counters: row and column are
+//! assembly-time constants, so every address is a constant offset). At 24 limbs the square
+//! measured no faster than the product and is not built.
 //!
 //! The instruction sequence and every address depend on `L` only: constant-time in the
 //! operand values.
@@ -146,34 +151,94 @@ macro_rules! redc_unrolled {
 }
 
 redc_unrolled!(redc16, 16);
-redc_unrolled!(redc24, 24);
 
-/// The reduction rows of [`redc_unrolled`] at 16 or 24 limbs (`w` twice `m`'s length);
-/// `None` at other widths.
+/// The reduction rows of [`redc_unrolled`] with the row unrolled (`.rept`) and the rows in
+/// a loop (`w` advancing a word a row): the widths where unrolling every row would not fit
+/// the instruction cache (`5·L²` instructions).
+macro_rules! redc_looped {
+    ($name:ident, $l:literal) => {
+        /// # Safety
+        /// `w` points to `2·$l` writable words and `m` to `$l` readable ones.
+        #[inline(always)]
+        pub(super) unsafe fn $name(w: *mut u64, m: *const u64, m0inv: u64) -> u64 {
+            let top: u64;
+            // SAFETY: the caller's: row `i` (of `$l`) addresses `w + 8i` plus a constant up to
+            // `8·$l`, and `m` plus a constant below `8·$l`.
+            unsafe {
+                core::arch::asm!(
+                    "xor {z:e}, {z:e}",
+                    "xor {top:e}, {top:e}",
+                    "2:",
+                    "mov rdx, qword ptr [{w}]",
+                    "imul rdx, {m0inv}",
+                    "xor {hp:e}, {hp:e}", // and CF = OF = 0
+                    ".set bsq_j, 0",
+                    ".rept {L}",
+                    "mulx {hn}, {lo}, qword ptr [{m} + 8*bsq_j]",
+                    "adox {lo}, {hp}",
+                    "adcx {lo}, qword ptr [{w} + 8*bsq_j]",
+                    "mov qword ptr [{w} + 8*bsq_j], {lo}",
+                    "mov {hp}, {hn}",
+                    ".set bsq_j, bsq_j + 1",
+                    ".endr",
+                    "adox {hp}, {z}",
+                    "adcx {hp}, qword ptr [{w} + 8*{L}]",
+                    "adox {hp}, {top}",
+                    "mov qword ptr [{w} + 8*{L}], {hp}",
+                    "mov {top:e}, 0",
+                    "adcx {top}, {z}",
+                    "adox {top}, {z}",
+                    "lea {w}, [{w} + 8]",
+                    "dec {n}",
+                    "jnz 2b",
+                    w = inout(reg) w => _,
+                    m = in(reg) m,
+                    m0inv = in(reg) m0inv,
+                    n = inout(reg) $l as u64 => _,
+                    L = const $l,
+                    top = out(reg) top,
+                    z = out(reg) _,
+                    hp = out(reg) _,
+                    hn = out(reg) _,
+                    lo = out(reg) _,
+                    out("rdx") _,
+                    options(nostack),
+                );
+            }
+            top
+        }
+    };
+}
+
+redc_looped!(redc32, 32);
+redc_looped!(redc48, 48);
+redc_looped!(redc64, 64);
+
+/// The reduction rows of [`redc_unrolled`] at 16 limbs, of [`redc_looped`] at 32, 48 and 64 (`w` twice `m`'s length); `None` at other widths.
 pub(super) fn redc_wide(w: &mut [u64], m: &[u64], m0inv: u64) -> Option<u64> {
     assert_eq!(w.len(), 2 * m.len(), "w holds the square");
     let (wp, mp) = (w.as_mut_ptr(), m.as_ptr());
     // SAFETY (each arm): `w` has twice `m`'s length, and that length is the block's `L`.
     match m.len() {
         16 => Some(unsafe { redc16(wp, mp, m0inv) }),
-        24 => Some(unsafe { redc24(wp, mp, m0inv) }),
+        32 => Some(unsafe { redc32(wp, mp, m0inv) }),
+        48 => Some(unsafe { redc48(wp, mp, m0inv) }),
+        64 => Some(unsafe { redc64(wp, mp, m0inv) }),
         _ => None,
     }
 }
 
 square_wide!(square16, 16);
-square_wide!(square24, 24);
 square_wide!(square32, 32);
 
-/// `w = a²` at 16, 24 or 32 limbs (`w` zero, twice `a`'s length); `false` (and `w`
-/// untouched) at other widths.
+/// `w = a²` at 16 or 32 limbs (`w` zero, twice `a`'s length); `false` (and `w` untouched)
+/// at other widths.
 pub(super) fn square_wide(w: &mut [u64], a: &[u64]) -> bool {
     assert_eq!(w.len(), 2 * a.len(), "w holds the square");
     let (wp, ap) = (w.as_mut_ptr(), a.as_ptr());
     // SAFETY (each arm): `w` has twice `a`'s length, and that length is the block's `L`.
     match a.len() {
         16 => unsafe { square16(wp, ap) },
-        24 => unsafe { square24(wp, ap) },
         32 => unsafe { square32(wp, ap) },
         _ => return false,
     }
