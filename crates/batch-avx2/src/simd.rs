@@ -184,10 +184,11 @@ impl batch_core::num::MontKernel for Adx {
     /// by row, doubled with the diagonal added, then `L` Montgomery reduction rows: about
     /// `1.5·L²` `mulx` against the product's `2·L²`. At 16 and 32 limbs the triangle and the
     /// doubling are one unrolled block (`simd/square.rs`), and so are the reduction rows at 16;
-    /// at 32, 48 and 64 limbs each reduction row is unrolled in a loop. Other widths from 32: triangle row `i` runs over a copy of `a` whose
-    /// limbs `0..=i` are zeroed, from limb `s = 4⌊(i+1)/4⌋`, so every row's length is a
-    /// multiple of 4 (at most 3 products by zero per row; lengths and offsets are public),
-    /// and batch-core's portable `double_plus_squares` doubles it.
+    /// at 32, 48 and 64 limbs each reduction row is unrolled in a loop. Other widths from 32:
+    /// triangle row `i` runs over a copy of `a` whose limbs `0..=i` are zeroed, from limb
+    /// `s = 4⌊(i+1)/4⌋`, so every row's length is a multiple of 4 (at most 3 products by zero
+    /// per row; lengths and offsets are public), and batch-core's portable
+    /// `double_plus_squares` doubles it. Below 16 limbs and at 24, the product.
     fn square(&self, t: &mut [u64], a: &[u64], m: &[u64], m0inv: u64) -> u64 {
         let l = a.len();
         assert!(m.len() == l && t.len() == l, "operand lengths differ");
@@ -213,14 +214,14 @@ impl batch_core::num::MontKernel for Adx {
             _ => {}
         }
         if l < 32 {
-            // measured: the product's rows are faster than short triangle rows below 32 limbs
+            // measured: the product is faster than the looped triangle rows below 32 limbs
+            // (and no faster than the unrolled blocks at 24: not built)
             return self.mul(t, a, a, m, m0inv);
         }
         assert!(
             l >= 4 && l.is_multiple_of(4),
             "limb count {l}: a multiple of 4 is needed"
         );
-        assert!(m.len() == l && t.len() == l, "operand lengths differ");
         let (mut w_stack, mut az_stack) = ([0u64; 2 * STACK_LIMBS], [0u64; STACK_LIMBS]);
         let (mut w_heap, mut az_heap) = (Vec::new(), Vec::new());
         let (w, az): (&mut [u64], &mut [u64]) = if l <= STACK_LIMBS {
