@@ -102,75 +102,60 @@ macro_rules! square_wide {
     };
 }
 
-/// The `$l` Montgomery reduction rows on `w = a²` (`2·$l` words) unrolled like the triangle:
-/// row `i` adds `u·m·2^(64i)` with `u = w[i]·m0inv`, which clears `w[i]`; returns the top
-/// word, with `w[$l..]`, of `(w + Σ uᵢ·m·2^(64i))/R`.
-macro_rules! redc_unrolled {
-    ($name:ident, $l:literal) => {
-        /// # Safety
-        /// `w` points to `2·$l` writable words and `m` to `$l` readable ones.
-        #[inline(always)]
-        pub(super) unsafe fn $name(w: *mut u64, m: *const u64, m0inv: u64) -> u64 {
-            let top: u64;
-            // SAFETY: the caller's: every address is `m` plus a constant below `8·$l` or
-            // `w` plus a constant below `16·$l`.
-            unsafe {
-                core::arch::asm!(
-                    "xor {z:e}, {z:e}",
-                    "xor {top:e}, {top:e}",
-                    ".set bsq_i, 0",
-                    ".rept {L}",
-                    "mov rdx, qword ptr [{w} + 8*bsq_i]",
-                    "imul rdx, {m0inv}",
-                    "xor {hp:e}, {hp:e}", // and CF = OF = 0
-                    ".set bsq_j, 0",
-                    ".rept {L} / 2",
-                    "mulx {hn}, {lo}, qword ptr [{m} + 8*bsq_j]",
-                    "adox {lo}, {hp}",
-                    "adcx {lo}, qword ptr [{w} + 8*(bsq_i + bsq_j)]",
-                    "mov qword ptr [{w} + 8*(bsq_i + bsq_j)], {lo}",
-                    "mulx {hp}, {lo}, qword ptr [{m} + 8*bsq_j + 8]",
-                    "adox {lo}, {hn}",
-                    "adcx {lo}, qword ptr [{w} + 8*(bsq_i + bsq_j) + 8]",
-                    "mov qword ptr [{w} + 8*(bsq_i + bsq_j) + 8], {lo}",
-                    ".set bsq_j, bsq_j + 2",
-                    ".endr",
-                    // w[i+L] += the row's top word, its two carries and the carry `top`
-                    // the row before left there; `top` takes this row's (at most 2)
-                    "adox {hp}, {z}",
-                    "adcx {hp}, qword ptr [{w} + 8*(bsq_i + {L})]",
-                    "adox {hp}, {top}",
-                    "mov qword ptr [{w} + 8*(bsq_i + {L})], {hp}",
-                    "mov {top:e}, 0",
-                    "adcx {top}, {z}",
-                    "adox {top}, {z}",
-                    ".set bsq_i, bsq_i + 1",
-                    ".endr",
-                    w = in(reg) w,
-                    m = in(reg) m,
-                    m0inv = in(reg) m0inv,
-                    L = const $l,
-                    top = out(reg) top,
-                    z = out(reg) _,
-                    hp = out(reg) _,
-                    hn = out(reg) _,
-                    lo = out(reg) _,
-                    out("rdx") _,
-                    options(nostack),
-                );
-            }
-            top
-        }
+/// One Montgomery reduction row on the words at `$w` (an address expression): `u = w[0]·m0inv`,
+/// `w[0..L] += u·m` (clearing `w[0]`), two steps at a time, then `w[L]` += the row's top word,
+/// its two carries and the carry `{top}` the row before left there; `{top}` takes this row's
+/// (at most 2).
+macro_rules! redc_row {
+    ($w:literal) => {
+        concat!(
+            "mov rdx, qword ptr [",
+            $w,
+            "]\n",
+            "imul rdx, {m0inv}\n",
+            "xor {hp:e}, {hp:e}\n", // and CF = OF = 0
+            ".set bsq_j, 0\n",
+            ".rept {L} / 2\n",
+            "mulx {hn}, {lo}, qword ptr [{m} + 8*bsq_j]\n",
+            "adox {lo}, {hp}\n",
+            "adcx {lo}, qword ptr [",
+            $w,
+            " + 8*bsq_j]\n",
+            "mov qword ptr [",
+            $w,
+            " + 8*bsq_j], {lo}\n",
+            "mulx {hp}, {lo}, qword ptr [{m} + 8*bsq_j + 8]\n",
+            "adox {lo}, {hn}\n",
+            "adcx {lo}, qword ptr [",
+            $w,
+            " + 8*bsq_j + 8]\n",
+            "mov qword ptr [",
+            $w,
+            " + 8*bsq_j + 8], {lo}\n",
+            ".set bsq_j, bsq_j + 2\n",
+            ".endr\n",
+            "adox {hp}, {z}\n",
+            "adcx {hp}, qword ptr [",
+            $w,
+            " + 8*{L}]\n",
+            "adox {hp}, {top}\n",
+            "mov qword ptr [",
+            $w,
+            " + 8*{L}], {hp}\n",
+            "mov {top:e}, 0\n",
+            "adcx {top}, {z}\n",
+            "adox {top}, {z}\n",
+        )
     };
 }
 
-redc_unrolled!(redc16, 16);
-
-/// The reduction rows of [`redc_unrolled`] with the row unrolled (`.rept`) and the rows in
-/// a loop (`w` advancing a word a row): the widths where unrolling every row would not fit
-/// the instruction cache (`5·L²` instructions).
-macro_rules! redc_looped {
-    ($name:ident, $l:literal) => {
+/// The `$l` Montgomery reduction rows on `w = a²` (`2·$l` words): row `i` ([`redc_row`] at
+/// `w + 8i`) clears `w[i]`; returns the top word, with `w[$l..]`, of
+/// `(w + Σ uᵢ·m·2^(64i))/R`. `unrolled`: every row unrolled (`.rept`); `looped`: the row
+/// unrolled inside a loop over the rows (`w` advancing a word a row), for the widths where
+/// unrolling every row would not fit the instruction cache (`4.5·L²` instructions).
+macro_rules! redc_rows {
+    ($name:ident, $l:literal, $kind:ident) => {
         /// # Safety
         /// `w` points to `2·$l` writable words and `m` to `$l` readable ones.
         #[inline(always)]
@@ -178,60 +163,64 @@ macro_rules! redc_looped {
             let top: u64;
             // SAFETY: the caller's: row `i` (of `$l`) addresses `w + 8i` plus a constant up to
             // `8·$l`, and `m` plus a constant below `8·$l`.
-            unsafe {
-                core::arch::asm!(
-                    "xor {z:e}, {z:e}",
-                    "xor {top:e}, {top:e}",
-                    "2:",
-                    "mov rdx, qword ptr [{w}]",
-                    "imul rdx, {m0inv}",
-                    "xor {hp:e}, {hp:e}", // and CF = OF = 0
-                    ".set bsq_j, 0",
-                    ".rept {L} / 2",
-                    "mulx {hn}, {lo}, qword ptr [{m} + 8*bsq_j]",
-                    "adox {lo}, {hp}",
-                    "adcx {lo}, qword ptr [{w} + 8*bsq_j]",
-                    "mov qword ptr [{w} + 8*bsq_j], {lo}",
-                    "mulx {hp}, {lo}, qword ptr [{m} + 8*bsq_j + 8]",
-                    "adox {lo}, {hn}",
-                    "adcx {lo}, qword ptr [{w} + 8*bsq_j + 8]",
-                    "mov qword ptr [{w} + 8*bsq_j + 8], {lo}",
-                    ".set bsq_j, bsq_j + 2",
-                    ".endr",
-                    "adox {hp}, {z}",
-                    "adcx {hp}, qword ptr [{w} + 8*{L}]",
-                    "adox {hp}, {top}",
-                    "mov qword ptr [{w} + 8*{L}], {hp}",
-                    "mov {top:e}, 0",
-                    "adcx {top}, {z}",
-                    "adox {top}, {z}",
-                    "lea {w}, [{w} + 8]",
-                    "dec {n}",
-                    "jnz 2b",
-                    w = inout(reg) w => _,
-                    m = in(reg) m,
-                    m0inv = in(reg) m0inv,
-                    n = inout(reg) $l as u64 => _,
-                    L = const $l,
-                    top = out(reg) top,
-                    z = out(reg) _,
-                    hp = out(reg) _,
-                    hn = out(reg) _,
-                    lo = out(reg) _,
-                    out("rdx") _,
-                    options(nostack),
-                );
-            }
+            unsafe { redc_rows!(@$kind, w, m, m0inv, top, $l) };
             top
         }
     };
+    (@unrolled, $w:ident, $m:ident, $m0inv:ident, $top:ident, $l:literal) => {
+        core::arch::asm!(
+            "xor {z:e}, {z:e}",
+            "xor {top:e}, {top:e}",
+            ".set bsq_i, 0",
+            ".rept {L}",
+            redc_row!("{w} + 8*bsq_i"),
+            ".set bsq_i, bsq_i + 1",
+            ".endr",
+            w = in(reg) $w,
+            m = in(reg) $m,
+            m0inv = in(reg) $m0inv,
+            L = const $l,
+            top = out(reg) $top,
+            z = out(reg) _,
+            hp = out(reg) _,
+            hn = out(reg) _,
+            lo = out(reg) _,
+            out("rdx") _,
+            options(nostack),
+        )
+    };
+    (@looped, $w:ident, $m:ident, $m0inv:ident, $top:ident, $l:literal) => {
+        core::arch::asm!(
+            "xor {z:e}, {z:e}",
+            "xor {top:e}, {top:e}",
+            "2:",
+            redc_row!("{w}"),
+            "lea {w}, [{w} + 8]",
+            "dec {n}",
+            "jnz 2b",
+            w = inout(reg) $w => _,
+            m = in(reg) $m,
+            m0inv = in(reg) $m0inv,
+            n = inout(reg) $l as u64 => _,
+            L = const $l,
+            top = out(reg) $top,
+            z = out(reg) _,
+            hp = out(reg) _,
+            hn = out(reg) _,
+            lo = out(reg) _,
+            out("rdx") _,
+            options(nostack),
+        )
+    };
 }
 
-redc_looped!(redc32, 32);
-redc_looped!(redc48, 48);
-redc_looped!(redc64, 64);
+redc_rows!(redc16, 16, unrolled);
+redc_rows!(redc32, 32, looped);
+redc_rows!(redc48, 48, looped);
+redc_rows!(redc64, 64, looped);
 
-/// The reduction rows of [`redc_unrolled`] at 16 limbs, of [`redc_looped`] at 32, 48 and 64 (`w` twice `m`'s length); `None` at other widths.
+/// The reduction rows of [`redc_rows`], unrolled at 16 limbs and looped at 32, 48 and 64
+/// (`w` twice `m`'s length); `None` at other widths.
 pub(super) fn redc_wide(w: &mut [u64], m: &[u64], m0inv: u64) -> Option<u64> {
     assert_eq!(w.len(), 2 * m.len(), "w holds the square");
     let (wp, mp) = (w.as_mut_ptr(), m.as_ptr());
