@@ -184,39 +184,40 @@ impl batch_core::num::MontKernel for Adx {
     /// by row, doubled with the diagonal added, then `L` Montgomery reduction rows: about
     /// `1.5·L²` `mulx` against the product's `2·L²`. At 16 and 32 limbs the triangle and the
     /// doubling are one unrolled block (`simd/square.rs`), and so are the reduction rows at 16;
-    /// at 32, 48 and 64 limbs each reduction row is unrolled in a loop. Other widths from 32:
+    /// at the other kernel widths from 32 each reduction row is unrolled in a loop. Their
     /// triangle row `i` runs over a copy of `a` whose limbs `0..=i` are zeroed, from limb
     /// `s = 4⌊(i+1)/4⌋`, so every row's length is a multiple of 4 (at most 3 products by zero
     /// per row; lengths and offsets are public), and batch-core's portable
-    /// `double_plus_squares` doubles it. Below 16 limbs and at 24, the product.
+    /// `double_plus_squares` doubles it. Below 16 limbs, at 24 and at widths without a
+    /// reduction block (none of batch-core's `KERNEL_LIMBS`), the product.
     fn square(&self, t: &mut [u64], a: &[u64], m: &[u64], m0inv: u64) -> u64 {
         let l = a.len();
         assert!(m.len() == l && t.len() == l, "operand lengths differ");
-        // the unrolled blocks, on a buffer of the width's size (zeroing costs)
-        let unrolled = |w: &mut [u64], t: &mut [u64]| {
-            let top = square::redc_wide(w, m, m0inv).unwrap_or_else(|| redc(w, m, m0inv));
+        if !square::REDC_LIMBS.contains(&l) {
+            // measured: the product is faster than the looped triangle rows below 32 limbs
+            // (and no faster than the unrolled blocks at 24: not built)
+            return self.mul(t, a, a, m, m0inv);
+        }
+        let reduce = |w: &mut [u64], t: &mut [u64]| {
+            let top = square::redc_wide(w, m, m0inv).expect("a width of REDC_LIMBS");
             t.copy_from_slice(&w[l..]);
             top
         };
+        // the unrolled blocks, on a buffer of the width's size (zeroing costs)
         match l {
             16 => {
                 let mut w = [0u64; 32];
                 if square::square_wide(&mut w, a) {
-                    return unrolled(&mut w, t);
+                    return reduce(&mut w, t);
                 }
             }
             32 => {
                 let mut w = [0u64; 64];
                 if square::square_wide(&mut w, a) {
-                    return unrolled(&mut w, t);
+                    return reduce(&mut w, t);
                 }
             }
             _ => {}
-        }
-        if l < 32 {
-            // measured: the product is faster than the looped triangle rows below 32 limbs
-            // (and no faster than the unrolled blocks at 24: not built)
-            return self.mul(t, a, a, m, m0inv);
         }
         assert!(
             l >= 4 && l.is_multiple_of(4),
@@ -248,9 +249,7 @@ impl batch_core::num::MontKernel for Adx {
             }
         }
         batch_core::num::monty::double_plus_squares(w, a);
-        let top = square::redc_wide(w, m, m0inv).unwrap_or_else(|| redc(w, m, m0inv));
-        t.copy_from_slice(&w[l..]);
-        top
+        reduce(w, t)
     }
 
     /// Measured (`examples/adxbench.rs`, Zen 3): 0.5× the portable kernel at 4 limbs, 0.9×
@@ -258,30 +257,6 @@ impl batch_core::num::MontKernel for Adx {
     fn min_limbs(&self) -> usize {
         16
     }
-}
-
-/// The `L = m.len()` Montgomery reduction rows of the square on `w = a²` (`2L` words,
-/// `L` a multiple of 4): `w[L..]` and the returned top word hold `(w + u·m)/R`.
-fn redc(w: &mut [u64], m: &[u64], m0inv: u64) -> u64 {
-    let l = m.len();
-    assert!(
-        w.len() == 2 * l && l >= 4 && l.is_multiple_of(4),
-        "reduction of {} words by {l} limbs",
-        w.len()
-    );
-    let mut top = 0;
-    for i in 0..l {
-        // SAFETY: reads m[0..l], reads and writes w[i..=i+l] (i + l ≤ 2l − 1): in bounds.
-        unsafe {
-            let wp = w.as_mut_ptr().add(i);
-            top = if l.is_multiple_of(8) {
-                redc_row8(wp, m.as_ptr(), l / 8, m0inv, top)
-            } else {
-                redc_row4(wp, m.as_ptr(), l / 4, m0inv, top)
-            };
-        }
-    }
-    top
 }
 
 /// Pass 1 on one limb at byte offset `$off`: `t[j] += lo(a[j]·bi) + hi(a[j−1]·bi)`, the sum
@@ -405,10 +380,9 @@ macro_rules! p1_8 {
     };
 }
 
-/// A row `w[0..=n] += a[0..n]·x` (the square's triangle rows, with `x = aᵢ` in `rdx`, and its
-/// reduction rows, with `x = u = w[0]·m0inv`): pass 1 of [`cios_row`] in place, whose top word
-/// goes into `w[n]`. Triangle rows find `w[n] = 0` and cannot carry out of it; a reduction
-/// row adds the carry `top` left at `w[n]` by the row before and returns its own (0 or 1).
+/// A row `w[0..=n] += a[0..n]·x`: pass 1 of [`cios_row`] in place, whose top word goes into
+/// `w[n]`; the square's looped triangle rows (from 48 limbs, `x = aᵢ` in `rdx`), which find
+/// `w[n] = 0` and cannot carry out of it.
 macro_rules! acc_loop {
     ($step:literal, $steps:ident) => {
         concat!(
@@ -454,40 +428,6 @@ macro_rules! tri_row {
     };
 }
 
-macro_rules! redc_row {
-    ($name:ident, $step:literal, $steps:ident) => {
-        #[inline(always)]
-        unsafe fn $name(w: *mut u64, m: *const u64, iters: usize, m0inv: u64, top: u64) -> u64 {
-            let out;
-            // SAFETY: the caller's.
-            unsafe {
-                core::arch::asm!(
-                    "mov rdx, qword ptr [{tp}]",
-                    "imul rdx, {m0inv}",
-                    acc_loop!($step, $steps),
-                    "adox {h0}, {top}",
-                    "mov qword ptr [{tp}], {h0}",
-                    "mov {top}, 0",
-                    "adcx {top}, {z}",
-                    "adox {top}, {z}",
-                    tp = inout(reg) w => _,
-                    a = inout(reg) m => _,
-                    n = inout(reg) iters => _,
-                    m0inv = in(reg) m0inv,
-                    top = inout(reg) top => out,
-                    z = out(reg) _,
-                    lo = out(reg) _,
-                    h0 = out(reg) _,
-                    h1 = out(reg) _,
-                    out("rdx") _,
-                    options(nostack),
-                );
-            }
-            out
-        }
-    };
-}
-
 /// The four-limb steps of a pass-1 loop.
 macro_rules! p1_4 {
     () => {
@@ -502,8 +442,6 @@ macro_rules! p1_4 {
 
 tri_row!(tri_row8, "64", p1_8);
 tri_row!(tri_row4, "32", p1_4);
-redc_row!(redc_row8, "64", p1_8);
-redc_row!(redc_row4, "32", p1_4);
 
 cios_row!(
     row8,

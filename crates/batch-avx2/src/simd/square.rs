@@ -218,9 +218,16 @@ redc_rows!(redc16, 16, unrolled);
 redc_rows!(redc32, 32, looped);
 redc_rows!(redc48, 48, looped);
 redc_rows!(redc64, 64, looped);
+redc_rows!(redc60, 60, looped);
+redc_rows!(redc120, 120, looped);
+redc_rows!(redc240, 240, looped);
 
-/// The reduction rows of [`redc_rows`], unrolled at 16 limbs and looped at 32, 48 and 64
-/// (`w` twice `m`'s length); `None` at other widths.
+/// The widths [`redc_wide`] has reduction rows for: every width of batch-core's
+/// `KERNEL_LIMBS` from 16 limbs except 24 (where squares run on the product).
+pub(super) const REDC_LIMBS: [usize; 7] = [16, 32, 48, 60, 64, 120, 240];
+
+/// The reduction rows of [`redc_rows`], unrolled at 16 limbs and looped at the other widths
+/// of [`REDC_LIMBS`] (`w` twice `m`'s length); `None` at other widths.
 pub(super) fn redc_wide(w: &mut [u64], m: &[u64], m0inv: u64) -> Option<u64> {
     assert_eq!(w.len(), 2 * m.len(), "w holds the square");
     let (wp, mp) = (w.as_mut_ptr(), m.as_ptr());
@@ -230,6 +237,9 @@ pub(super) fn redc_wide(w: &mut [u64], m: &[u64], m0inv: u64) -> Option<u64> {
         32 => Some(unsafe { redc32(wp, mp, m0inv) }),
         48 => Some(unsafe { redc48(wp, mp, m0inv) }),
         64 => Some(unsafe { redc64(wp, mp, m0inv) }),
+        60 => Some(unsafe { redc60(wp, mp, m0inv) }),
+        120 => Some(unsafe { redc120(wp, mp, m0inv) }),
+        240 => Some(unsafe { redc240(wp, mp, m0inv) }),
         _ => None,
     }
 }
