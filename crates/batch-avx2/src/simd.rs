@@ -181,21 +181,19 @@ impl batch_core::num::MontKernel for Adx {
 
     /// A dedicated square (measured faster than [`Self::mul`] with `b = a` from 16 limbs:
     /// `examples/adxbench.rs`, docs/PERF.md): the off-diagonal triangle `Σ_{i<j} a_i·a_j` row
-    /// by row, doubled with the diagonal added, then `L` Montgomery reduction rows: about
-    /// `1.5·L²` `mulx` against the product's `2·L²`. At 16 and 32 limbs the triangle and the
-    /// doubling are one unrolled block (`simd/square.rs`), and so are the reduction rows at 16;
-    /// at the other kernel widths from 32 each reduction row is unrolled in a loop. Their
-    /// triangle row `i` runs over a copy of `a` whose limbs `0..=i` are zeroed, from limb
-    /// `s = 4⌊(i+1)/4⌋`, so every row's length is a multiple of 4 (at most 3 products by zero
-    /// per row; lengths and offsets are public), and batch-core's portable
-    /// `double_plus_squares` doubles it. Below 16 limbs, at 24 and at widths without a
-    /// reduction block (none of batch-core's `KERNEL_LIMBS`), the product.
+    /// by row, doubled with the diagonal added, then `L` Montgomery reduction rows (each
+    /// unrolled, in a loop: `simd/square.rs`): about `1.5·L²` `mulx` against the product's
+    /// `2·L²`. At 16, 24 and 32 limbs the triangle and the doubling are one unrolled block.
+    /// From 48: triangle row `i` runs over a copy of `a` whose limbs `0..=i` are zeroed, from
+    /// limb `s = 4⌊(i+1)/4⌋`, so every row's length is a multiple of 4 (at most 3 products by
+    /// zero per row; lengths and offsets are public), and batch-core's portable
+    /// `double_plus_squares` doubles it. Below 16 limbs and at widths without reduction rows
+    /// (none of batch-core's `KERNEL_LIMBS`), the product.
     fn square(&self, t: &mut [u64], a: &[u64], m: &[u64], m0inv: u64) -> u64 {
         let l = a.len();
         assert!(m.len() == l && t.len() == l, "operand lengths differ");
         if !square::REDC_LIMBS.contains(&l) {
-            // measured: the product is faster than the looped triangle rows below 32 limbs
-            // (and no faster than the unrolled blocks at 24: not built)
+            // below 16 limbs the product measured faster (and no caller uses the kernel there)
             return self.mul(t, a, a, m, m0inv);
         }
         let reduce = |w: &mut [u64], t: &mut [u64]| {
@@ -207,6 +205,12 @@ impl batch_core::num::MontKernel for Adx {
         match l {
             16 => {
                 let mut w = [0u64; 32];
+                if square::square_wide(&mut w, a) {
+                    return reduce(&mut w, t);
+                }
+            }
+            24 => {
+                let mut w = [0u64; 48];
                 if square::square_wide(&mut w, a) {
                     return reduce(&mut w, t);
                 }

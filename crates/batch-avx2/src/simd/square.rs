@@ -1,12 +1,11 @@
 //! The `mulx` square's blocks at the RSA widths (`simd.rs`'s `MontKernel::square`).
 //!
-//! - `w = a²` at 16 and 32 limbs (the CRT halves of RSA-2048, the RSA-2048 modulus of a
-//!   verification) in one straight-line block: the off-diagonal triangle
+//! - `w = a²` at 16, 24 and 32 limbs (the CRT halves of RSA-2048 and RSA-3072, the RSA-2048
+//!   modulus of a verification) in one straight-line block: the off-diagonal triangle
 //!   `Σ_{i<j} aᵢ·aⱼ·2^(64(i+j))` row by row, each row exactly `L − 1 − i` products long, then
 //!   doubled with the diagonal squares added on two carry chains.
-//! - The `L` Montgomery reduction rows: unrolled at 16 limbs, and at 32, 48 and 64 each row
-//!   unrolled inside a loop over the rows (unrolling all `L²` steps would outgrow the
-//!   instruction cache).
+//! - The `L` Montgomery reduction rows at every kernel width from 16 limbs, each row unrolled
+//!   inside a loop over the rows.
 //!
 //! Measured on Zen 3 (`examples/adxbench.rs`, docs/PERF.md): the looped triangle rows of
 //! `simd.rs` (padded to multiples of four limbs, entered once per row from Rust) took 2.1–2.5
@@ -15,7 +14,8 @@
 //! unrolled by the assembler (`.rept`, with `.set` counters: row and column are
 //! assembly-time constants, so every address is a constant offset), two steps at a time so
 //! that the high words alternate between two registers (no `mov` a step; 3 % off the 32-limb
-//! square). At 24 limbs the square measured no faster than the product and is not built.
+//! square). The reduction rows fully unrolled too measured no faster at 16 limbs and, at 24,
+//! made the square no faster than the product (0.74 of it with the loop).
 //!
 //! The instruction sequence and every address depend on `L` only: constant-time in the
 //! operand values.
@@ -151,11 +151,10 @@ macro_rules! redc_row {
 
 /// The `$l` Montgomery reduction rows on `w = a²` (`2·$l` words): row `i` ([`redc_row`] at
 /// `w + 8i`) clears `w[i]`; returns the top word, with `w[$l..]`, of
-/// `(w + Σ uᵢ·m·2^(64i))/R`. `unrolled`: every row unrolled (`.rept`); `looped`: the row
-/// unrolled inside a loop over the rows (`w` advancing a word a row), for the widths where
-/// unrolling every row would not fit the instruction cache (`4.5·L²` instructions).
+/// `(w + Σ uᵢ·m·2^(64i))/R`. The row is unrolled inside a loop over the rows (`w` advancing
+/// a word a row): see the module's notes for the fully unrolled form.
 macro_rules! redc_rows {
-    ($name:ident, $l:literal, $kind:ident) => {
+    ($name:ident, $l:literal) => {
         /// # Safety
         /// `w` points to `2·$l` writable words and `m` to `$l` readable ones.
         #[inline(always)]
@@ -163,77 +162,56 @@ macro_rules! redc_rows {
             let top: u64;
             // SAFETY: the caller's: row `i` (of `$l`) addresses `w + 8i` plus a constant up to
             // `8·$l`, and `m` plus a constant below `8·$l`.
-            unsafe { redc_rows!(@$kind, w, m, m0inv, top, $l) };
+            unsafe {
+                core::arch::asm!(
+                    "xor {z:e}, {z:e}",
+                    "xor {top:e}, {top:e}",
+                    "2:",
+                    redc_row!("{w}"),
+                    "lea {w}, [{w} + 8]",
+                    "dec {n}",
+                    "jnz 2b",
+                    w = inout(reg) w => _,
+                    m = in(reg) m,
+                    m0inv = in(reg) m0inv,
+                    n = inout(reg) $l as u64 => _,
+                    L = const $l,
+                    top = out(reg) top,
+                    z = out(reg) _,
+                    hp = out(reg) _,
+                    hn = out(reg) _,
+                    lo = out(reg) _,
+                    out("rdx") _,
+                    options(nostack),
+                );
+            }
             top
         }
     };
-    (@unrolled, $w:ident, $m:ident, $m0inv:ident, $top:ident, $l:literal) => {
-        core::arch::asm!(
-            "xor {z:e}, {z:e}",
-            "xor {top:e}, {top:e}",
-            ".set bsq_i, 0",
-            ".rept {L}",
-            redc_row!("{w} + 8*bsq_i"),
-            ".set bsq_i, bsq_i + 1",
-            ".endr",
-            w = in(reg) $w,
-            m = in(reg) $m,
-            m0inv = in(reg) $m0inv,
-            L = const $l,
-            top = out(reg) $top,
-            z = out(reg) _,
-            hp = out(reg) _,
-            hn = out(reg) _,
-            lo = out(reg) _,
-            out("rdx") _,
-            options(nostack),
-        )
-    };
-    (@looped, $w:ident, $m:ident, $m0inv:ident, $top:ident, $l:literal) => {
-        core::arch::asm!(
-            "xor {z:e}, {z:e}",
-            "xor {top:e}, {top:e}",
-            "2:",
-            redc_row!("{w}"),
-            "lea {w}, [{w} + 8]",
-            "dec {n}",
-            "jnz 2b",
-            w = inout(reg) $w => _,
-            m = in(reg) $m,
-            m0inv = in(reg) $m0inv,
-            n = inout(reg) $l as u64 => _,
-            L = const $l,
-            top = out(reg) $top,
-            z = out(reg) _,
-            hp = out(reg) _,
-            hn = out(reg) _,
-            lo = out(reg) _,
-            out("rdx") _,
-            options(nostack),
-        )
-    };
 }
 
-redc_rows!(redc16, 16, unrolled);
-redc_rows!(redc32, 32, looped);
-redc_rows!(redc48, 48, looped);
-redc_rows!(redc64, 64, looped);
-redc_rows!(redc60, 60, looped);
-redc_rows!(redc120, 120, looped);
-redc_rows!(redc240, 240, looped);
+redc_rows!(redc16, 16);
+redc_rows!(redc24, 24);
+redc_rows!(redc32, 32);
+redc_rows!(redc48, 48);
+redc_rows!(redc64, 64);
+redc_rows!(redc60, 60);
+redc_rows!(redc120, 120);
+redc_rows!(redc240, 240);
 
 /// The widths [`redc_wide`] has reduction rows for: every width of batch-core's
-/// `KERNEL_LIMBS` from 16 limbs except 24 (where squares run on the product).
-pub(super) const REDC_LIMBS: [usize; 7] = [16, 32, 48, 60, 64, 120, 240];
+/// `KERNEL_LIMBS` from 16 limbs.
+pub(super) const REDC_LIMBS: [usize; 8] = [16, 24, 32, 48, 60, 64, 120, 240];
 
-/// The reduction rows of [`redc_rows`], unrolled at 16 limbs and looped at the other widths
-/// of [`REDC_LIMBS`] (`w` twice `m`'s length); `None` at other widths.
+/// The reduction rows of [`redc_rows`] at the widths of [`REDC_LIMBS`] (`w` twice `m`'s
+/// length); `None` at other widths.
 pub(super) fn redc_wide(w: &mut [u64], m: &[u64], m0inv: u64) -> Option<u64> {
     assert_eq!(w.len(), 2 * m.len(), "w holds the square");
     let (wp, mp) = (w.as_mut_ptr(), m.as_ptr());
     // SAFETY (each arm): `w` has twice `m`'s length, and that length is the block's `L`.
     match m.len() {
         16 => Some(unsafe { redc16(wp, mp, m0inv) }),
+        24 => Some(unsafe { redc24(wp, mp, m0inv) }),
         32 => Some(unsafe { redc32(wp, mp, m0inv) }),
         48 => Some(unsafe { redc48(wp, mp, m0inv) }),
         64 => Some(unsafe { redc64(wp, mp, m0inv) }),
@@ -245,16 +223,18 @@ pub(super) fn redc_wide(w: &mut [u64], m: &[u64], m0inv: u64) -> Option<u64> {
 }
 
 square_wide!(square16, 16);
+square_wide!(square24, 24);
 square_wide!(square32, 32);
 
-/// `w = a²` at 16 or 32 limbs (`w` zero, twice `a`'s length); `false` (and `w` untouched)
-/// at other widths.
+/// `w = a²` at 16, 24 or 32 limbs (`w` zero, twice `a`'s length); `false` (and `w`
+/// untouched) at other widths.
 pub(super) fn square_wide(w: &mut [u64], a: &[u64]) -> bool {
     assert_eq!(w.len(), 2 * a.len(), "w holds the square");
     let (wp, ap) = (w.as_mut_ptr(), a.as_ptr());
     // SAFETY (each arm): `w` has twice `a`'s length, and that length is the block's `L`.
     match a.len() {
         16 => unsafe { square16(wp, ap) },
+        24 => unsafe { square24(wp, ap) },
         32 => unsafe { square32(wp, ap) },
         _ => return false,
     }
