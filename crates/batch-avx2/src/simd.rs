@@ -196,32 +196,15 @@ impl batch_core::num::MontKernel for Adx {
             // below 16 limbs the product measured faster (and no caller uses the kernel there)
             return self.mul(t, a, a, m, m0inv);
         }
-        let reduce = |w: &mut [u64], t: &mut [u64]| {
-            let top = square::redc_wide(w, m, m0inv).expect("a width of REDC_LIMBS");
-            t.copy_from_slice(&w[l..]);
-            top
-        };
         // the unrolled blocks, on a buffer of the width's size (zeroing costs)
-        match l {
-            16 => {
-                let mut w = [0u64; 32];
-                if square::square_wide(&mut w, a) {
-                    return reduce(&mut w, t);
-                }
-            }
-            24 => {
-                let mut w = [0u64; 48];
-                if square::square_wide(&mut w, a) {
-                    return reduce(&mut w, t);
-                }
-            }
-            32 => {
-                let mut w = [0u64; 64];
-                if square::square_wide(&mut w, a) {
-                    return reduce(&mut w, t);
-                }
-            }
-            _ => {}
+        let unrolled = match l {
+            16 => square_unrolled::<32>(t, a, m, m0inv),
+            24 => square_unrolled::<48>(t, a, m, m0inv),
+            32 => square_unrolled::<64>(t, a, m, m0inv),
+            _ => None,
+        };
+        if let Some(top) = unrolled {
+            return top;
         }
         assert!(
             l >= 4 && l.is_multiple_of(4),
@@ -253,7 +236,9 @@ impl batch_core::num::MontKernel for Adx {
             }
         }
         batch_core::num::monty::double_plus_squares(w, a);
-        reduce(w, t)
+        let top = square::redc_wide(w, m, m0inv).expect("a width of REDC_LIMBS");
+        t.copy_from_slice(&w[l..]);
+        top
     }
 
     /// Measured (`examples/adxbench.rs`, Zen 3): 0.5× the portable kernel at 4 limbs, 0.9×
@@ -261,6 +246,19 @@ impl batch_core::num::MontKernel for Adx {
     fn min_limbs(&self) -> usize {
         16
     }
+}
+
+/// The square of [`batch_core::num::MontKernel::square`] by `simd/square.rs`'s unrolled
+/// triangle block and its reduction rows, on a buffer of `W = 2·a.len()` words; `None` where
+/// the width has no unrolled block.
+fn square_unrolled<const W: usize>(t: &mut [u64], a: &[u64], m: &[u64], m0inv: u64) -> Option<u64> {
+    let mut w = [0u64; W];
+    if !square::square_wide(&mut w, a) {
+        return None;
+    }
+    let top = square::redc_wide(&mut w, m, m0inv)?;
+    t.copy_from_slice(&w[a.len()..]);
+    Some(top)
 }
 
 /// Pass 1 on one limb at byte offset `$off`: `t[j] += lo(a[j]·bi) + hi(a[j−1]·bi)`, the sum

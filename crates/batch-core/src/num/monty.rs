@@ -373,12 +373,24 @@ impl<const L: usize> MontyParams<L> {
     /// [`Self::pow_vartime`] with its products on `k` (see [`Self::mul_in`]). The top bit
     /// starts from `a` itself (no squaring of 1, no product by 1).
     pub fn pow_vartime_in(&self, k: Option<&dyn MontKernel>, a: &Uint<L>, e: &[u64]) -> Uint<L> {
-        let bits = super::bits_vartime(e);
-        if bits == 0 {
-            return self.one;
+        match super::bits_vartime(e) {
+            0 => self.one,
+            bits => self.pow_bits_vartime(k, a, e, bits, 0),
         }
+    }
+
+    /// Left-to-right square-and-multiply over `e`'s bits `bits − 2` down to `low`, starting
+    /// from `a` for the top bit `bits − 1` (`bits ≥ 1`): `a^(e >> low)`, Montgomery form.
+    fn pow_bits_vartime(
+        &self,
+        k: Option<&dyn MontKernel>,
+        a: &Uint<L>,
+        e: &[u64],
+        bits: usize,
+        low: usize,
+    ) -> Uint<L> {
         let mut acc = *a;
-        for i in (0..bits - 1).rev() {
+        for i in (low..bits - 1).rev() {
             acc = self.square_in(k, &acc);
             if (e[i / 64] >> (i % 64)) & 1 == 1 {
                 acc = self.mul_in(k, &acc, a);
@@ -407,14 +419,8 @@ impl<const L: usize> MontyParams<L> {
             return self.mul_in(k, &self.mul_in(k, a, &self.r2), &Uint::ONE);
         }
         let am = self.mul_in(k, a, &self.r2);
-        let mut acc = am;
-        for i in (1..bits - 1).rev() {
-            acc = self.square_in(k, &acc);
-            if (e[i / 64] >> (i % 64)) & 1 == 1 {
-                acc = self.mul_in(k, &acc, &am);
-            }
-        }
-        acc = self.square_in(k, &acc);
+        let acc = self.pow_bits_vartime(k, &am, e, bits, 1);
+        let acc = self.square_in(k, &acc);
         let last = if e[0] & 1 == 1 { *a } else { Uint::ONE };
         self.mul_in(k, &acc, &last)
     }
