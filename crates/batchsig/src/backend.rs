@@ -5,6 +5,9 @@ use std::sync::Arc;
 
 use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
 
+mod gpu_route;
+pub use gpu_route::GpuRoute;
+
 /// Every backend this build knows, available or not (check [`Backend::availability`]):
 /// `scalar`, `avx2` (unavailable on CPUs without AVX2 and on other targets), `avx512`
 /// (AVX-512 IFMA; unavailable on CPUs without it; RSA only for now), `wgpu`
@@ -63,6 +66,33 @@ pub enum Operation {
     MulDoubleSharedVartime(Curve),
 }
 
+impl Operation {
+    /// Every operation: the two modexps, then the four curve operations of every curve.
+    pub fn all() -> Vec<Operation> {
+        let mut ops = vec![Operation::Modexp, Operation::ModexpVartime];
+        for c in Curve::ALL {
+            ops.extend([
+                Operation::MulBase(c),
+                Operation::MulPoint(c),
+                Operation::MulDoubleVartime(c),
+                Operation::MulDoubleSharedVartime(c),
+            ]);
+        }
+        ops
+    }
+
+    /// The curve of a curve operation.
+    pub fn curve(self) -> Option<Curve> {
+        match self {
+            Operation::Modexp | Operation::ModexpVartime => None,
+            Operation::MulBase(c)
+            | Operation::MulPoint(c)
+            | Operation::MulDoubleVartime(c)
+            | Operation::MulDoubleSharedVartime(c) => Some(c),
+        }
+    }
+}
+
 /// Jobs per point from which a shared-key route is taken: where the avx2 backend's comb over
 /// a shared point overtakes the scalar wNAF (`avx2bench`, Zen 4, 2026-12-06, avx2 ÷ scalar:
 /// P-224 0.94× at 4 jobs a point, 1.12× at 8; P-384 0.98×, 1.14×; P-521 0.99× at 16, 1.06×
@@ -93,6 +123,10 @@ fn mostly_shared(curve: Curve, points: &[AffinePoint]) -> bool {
 pub struct AutoBackend {
     fallback: Arc<dyn Backend>,
     routes: Vec<(Operation, Arc<dyn Backend>)>,
+    /// Large batches to a GPU, ahead of `routes` ([`AutoBackend::with_gpu`]).
+    gpu: Option<GpuRoute>,
+    /// Why `measured` set no GPU route although asked to (`BATCHSIG_AUTO_GPU` not understood).
+    gpu_note: Option<String>,
 }
 
 impl core::fmt::Debug for AutoBackend {
@@ -107,12 +141,8 @@ impl AutoBackend {
     /// Routes `routes` (the first usable one per operation), everything else to `fallback`
     /// (which must be available).
     pub fn new(fallback: Arc<dyn Backend>, routes: Vec<(Operation, Arc<dyn Backend>)>) -> Self {
-        let supports = |op: &Operation, b: &Arc<dyn Backend>| match op {
-            Operation::Modexp | Operation::ModexpVartime => true,
-            Operation::MulBase(c)
-            | Operation::MulPoint(c)
-            | Operation::MulDoubleVartime(c)
-            | Operation::MulDoubleSharedVartime(c) => b.curves().contains(c),
+        let supports = |op: &Operation, b: &Arc<dyn Backend>| {
+            op.curve().is_none_or(|c| b.curves().contains(&c))
         };
         // The first usable route for an operation is kept; later ones for it are dropped.
         let mut kept: Vec<(Operation, Arc<dyn Backend>)> = Vec::new();
@@ -127,7 +157,22 @@ impl AutoBackend {
         Self {
             fallback,
             routes: kept,
+            gpu: None,
+            gpu_note: None,
         }
+    }
+
+    /// The same routes, with batches of at least `gpu`'s sizes sent to its backend first.
+    pub fn with_gpu(self, gpu: GpuRoute) -> Self {
+        Self {
+            gpu: Some(gpu),
+            ..self
+        }
+    }
+
+    /// The GPU route, if any.
+    pub fn gpu(&self) -> Option<&GpuRoute> {
+        self.gpu.as_ref()
     }
 
     /// The routing measured on this project's reference machines (docs/PERF.md,
@@ -157,7 +202,9 @@ impl AutoBackend {
     ///   the `mulx` fields' own, 1.46–1.48× and 1.16–1.20× at 32 and 128 jobs a point, but for
     ///   P-384 groups of 128 jobs or more).
     ///
-    /// A route whose backend is unavailable on this CPU falls back to scalar.
+    /// A route whose backend is unavailable on this CPU falls back to scalar. Ahead of these,
+    /// batches from a size on go to the GPU where [`GpuRoute::measured`] sets a route (no GPU
+    /// has been measured yet, so only where `BATCHSIG_AUTO_GPU` asks for one).
     pub fn measured() -> Self {
         let modexp = fastest_cpu_modexp();
         let mut routes = vec![
@@ -210,7 +257,15 @@ impl AutoBackend {
                 );
             }
         }
-        Self::new(Arc::new(batch_scalar::ScalarBackend::new()), routes)
+        let cpu = Self::new(Arc::new(batch_scalar::ScalarBackend::new()), routes);
+        match GpuRoute::measured() {
+            Ok(Some(gpu)) => cpu.with_gpu(gpu),
+            Ok(None) => cpu,
+            Err(why) => Self {
+                gpu_note: Some(why),
+                ..cpu
+            },
+        }
     }
 
     /// The backend that runs `op`.
@@ -236,6 +291,27 @@ impl AutoBackend {
             plain
         }
     }
+
+    /// Runs a batch of `jobs` jobs of `op`: on the GPU route where it takes the batch, else
+    /// (and when the GPU fails the batch as a whole, which switches the route off) on the CPU
+    /// backend `cpu` names.
+    fn run<'a, T>(
+        &'a self,
+        op: Operation,
+        jobs: usize,
+        cpu: impl FnOnce() -> &'a dyn Backend,
+        call: impl Fn(&dyn Backend) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        if let Some(gpu) = &self.gpu {
+            if let Some(b) = gpu.take(op, jobs) {
+                match call(b) {
+                    Err(e @ (Error::Backend(_) | Error::Unavailable(_))) => gpu.fail(e.to_string()),
+                    done => return done,
+                }
+            }
+        }
+        call(cpu())
+    }
 }
 
 impl Backend for AutoBackend {
@@ -249,7 +325,7 @@ impl Backend for AutoBackend {
             .iter()
             .map(|(op, b)| format!("{op:?}→{}", b.name()))
             .collect();
-        if routes.is_empty() {
+        let cpu = if routes.is_empty() {
             format!("every operation on {}", self.fallback.name())
         } else {
             format!(
@@ -257,6 +333,11 @@ impl Backend for AutoBackend {
                 routes.join(", "),
                 self.fallback.name()
             )
+        };
+        match (&self.gpu, &self.gpu_note) {
+            (Some(gpu), _) => format!("{cpu}; large batches: {}", gpu.status()),
+            (None, Some(note)) => format!("{cpu}; {note}"),
+            (None, None) => cpu,
         }
     }
 
@@ -269,7 +350,13 @@ impl Backend for AutoBackend {
         moduli: &[&[u64]],
         jobs: &[ModexpJob<'_>],
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
-        self.route(Operation::Modexp).modexp(moduli, jobs)
+        let op = Operation::Modexp;
+        self.run(
+            op,
+            jobs.len(),
+            || self.route(op),
+            |b| b.modexp(moduli, jobs),
+        )
     }
 
     fn modexp_vartime(
@@ -277,8 +364,13 @@ impl Backend for AutoBackend {
         moduli: &[&[u64]],
         jobs: &[ModexpJob<'_>],
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
-        self.route(Operation::ModexpVartime)
-            .modexp_vartime(moduli, jobs)
+        let op = Operation::ModexpVartime;
+        self.run(
+            op,
+            jobs.len(),
+            || self.route(op),
+            |b| b.modexp_vartime(moduli, jobs),
+        )
     }
 
     fn modexp_vartime_cached(
@@ -287,8 +379,13 @@ impl Backend for AutoBackend {
         caches: &[&batch_core::ModulusCache],
         jobs: &[ModexpJob<'_>],
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
-        self.route(Operation::ModexpVartime)
-            .modexp_vartime_cached(moduli, caches, jobs)
+        let op = Operation::ModexpVartime;
+        self.run(
+            op,
+            jobs.len(),
+            || self.route(op),
+            |b| b.modexp_vartime_cached(moduli, caches, jobs),
+        )
     }
 
     fn mul_base(
@@ -296,8 +393,13 @@ impl Backend for AutoBackend {
         curve: Curve,
         scalars: &[EcUint],
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-        self.route(Operation::MulBase(curve))
-            .mul_base(curve, scalars)
+        let op = Operation::MulBase(curve);
+        self.run(
+            op,
+            scalars.len(),
+            || self.route(op),
+            |b| b.mul_base(curve, scalars),
+        )
     }
 
     fn mul_point(
@@ -306,8 +408,13 @@ impl Backend for AutoBackend {
         points: &[AffinePoint],
         scalars: &[EcUint],
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-        self.route(Operation::MulPoint(curve))
-            .mul_point(curve, points, scalars)
+        let op = Operation::MulPoint(curve);
+        self.run(
+            op,
+            points.len(),
+            || self.route(op),
+            |b| b.mul_point(curve, points, scalars),
+        )
     }
 
     fn mul_double_vartime(
@@ -317,8 +424,23 @@ impl Backend for AutoBackend {
         u2: &[EcUint],
         points: &[AffinePoint],
     ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-        self.route_double(curve, points)
-            .mul_double_vartime(curve, u1, u2, points)
+        let (plain, shared) = (
+            Operation::MulDoubleVartime(curve),
+            Operation::MulDoubleSharedVartime(curve),
+        );
+        // the grouping only where the GPU route tells the two apart
+        let op = match &self.gpu {
+            Some(g) if g.min_jobs(shared) != g.min_jobs(plain) && mostly_shared(curve, points) => {
+                shared
+            }
+            _ => plain,
+        };
+        self.run(
+            op,
+            points.len(),
+            || self.route_double(curve, points),
+            |b| b.mul_double_vartime(curve, u1, u2, points),
+        )
     }
 }
 
@@ -405,9 +527,53 @@ mod tests {
         }
     }
 
-    /// A backend that forwards to scalar and counts its `u₁·G + u₂·Q` calls.
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+    /// How a [`Counting`] backend behaves besides computing on scalar.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Kind {
+        Plain,
+        /// Available, on a software adapter.
+        Emulated,
+        /// Unavailable here.
+        Absent,
+        /// Fails every batch as a whole, as a lost device does.
+        Failing,
+    }
+
+    /// A backend that forwards to scalar and counts its batch calls and its availability
+    /// probes.
     #[derive(Debug)]
-    struct Counting(batch_scalar::ScalarBackend, std::sync::atomic::AtomicUsize);
+    struct Counting {
+        inner: batch_scalar::ScalarBackend,
+        kind: Kind,
+        calls: AtomicUsize,
+        probes: AtomicUsize,
+    }
+
+    impl Counting {
+        fn new(kind: Kind) -> Arc<Self> {
+            Arc::new(Self {
+                inner: batch_scalar::ScalarBackend::new(),
+                kind,
+                calls: 0.into(),
+                probes: 0.into(),
+            })
+        }
+
+        fn calls(&self) -> usize {
+            self.calls.load(Relaxed)
+        }
+
+        /// Counts a call, and fails it as a whole for [`Kind::Failing`].
+        fn enter(&self) -> Result<(), Error> {
+            self.calls.fetch_add(1, Relaxed);
+            match self.kind {
+                Kind::Failing => Err(Error::Backend("device lost (test)".into())),
+                _ => Ok(()),
+            }
+        }
+    }
 
     impl Backend for Counting {
         fn name(&self) -> &'static str {
@@ -417,28 +583,38 @@ mod tests {
             "scalar, counting".into()
         }
         fn availability(&self) -> Availability {
-            Availability::Available
+            self.probes.fetch_add(1, Relaxed);
+            match self.kind {
+                Kind::Absent => Availability::Unavailable("no adapter (test)".into()),
+                _ => Availability::Available,
+            }
+        }
+        fn is_emulated(&self) -> bool {
+            self.kind == Kind::Emulated
         }
         fn modexp(
             &self,
             moduli: &[&[u64]],
             jobs: &[ModexpJob<'_>],
         ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
-            self.0.modexp(moduli, jobs)
+            self.enter()?;
+            self.inner.modexp(moduli, jobs)
         }
         fn modexp_vartime(
             &self,
             moduli: &[&[u64]],
             jobs: &[ModexpJob<'_>],
         ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
-            self.0.modexp_vartime(moduli, jobs)
+            self.enter()?;
+            self.inner.modexp_vartime(moduli, jobs)
         }
         fn mul_base(
             &self,
             curve: Curve,
             scalars: &[EcUint],
         ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-            self.0.mul_base(curve, scalars)
+            self.enter()?;
+            self.inner.mul_base(curve, scalars)
         }
         fn mul_point(
             &self,
@@ -446,7 +622,8 @@ mod tests {
             points: &[AffinePoint],
             scalars: &[EcUint],
         ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-            self.0.mul_point(curve, points, scalars)
+            self.enter()?;
+            self.inner.mul_point(curve, points, scalars)
         }
         fn mul_double_vartime(
             &self,
@@ -455,8 +632,8 @@ mod tests {
             u2: &[EcUint],
             points: &[AffinePoint],
         ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-            self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            self.0.mul_double_vartime(curve, u1, u2, points)
+            self.enter()?;
+            self.inner.mul_double_vartime(curve, u1, u2, points)
         }
     }
 
@@ -464,10 +641,8 @@ mod tests {
     /// point in groups of [`shared_route_min`]; a curve without that route keeps the plain one.
     #[test]
     fn shared_key_batches_take_the_shared_route() {
-        use std::sync::atomic::Ordering::Relaxed;
         let scalar = batch_scalar::ScalarBackend::new();
-        let counting = || Arc::new(Counting(batch_scalar::ScalarBackend::new(), 0.into()));
-        let (plain, shared) = (counting(), counting());
+        let (plain, shared) = (Counting::new(Kind::Plain), Counting::new(Kind::Plain));
         let auto = AutoBackend::new(
             plain.clone(),
             vec![(
@@ -499,11 +674,11 @@ mod tests {
         for (i, (pts, want_shared)) in cases.iter().enumerate() {
             let u1 = batch_core::dev::ec_scalars(&mut r, c, pts.len());
             let u2 = batch_core::dev::ec_scalars(&mut r, c, pts.len());
-            let before = (plain.1.load(Relaxed), shared.1.load(Relaxed));
+            let before = (plain.calls(), shared.calls());
             let got = auto.mul_double_vartime(c, &u1, &u2, pts).expect("batch");
             let want = scalar.mul_double_vartime(c, &u1, &u2, pts).expect("batch");
             assert_eq!(got, want, "case {i}");
-            let after = (plain.1.load(Relaxed), shared.1.load(Relaxed));
+            let after = (plain.calls(), shared.calls());
             let took_shared = after.1 > before.1;
             assert_eq!(took_shared, *want_shared, "case {i}");
             assert_eq!(
@@ -515,10 +690,161 @@ mod tests {
         // P-256 has no shared route here: a shared batch stays on the plain route
         let g = Curve::P256.generator();
         let u = batch_core::dev::ec_scalars(&mut r, Curve::P256, 2 * min);
-        let before = shared.1.load(Relaxed);
+        let before = shared.calls();
         auto.mul_double_vartime(Curve::P256, &u[..min], &u[min..], &vec![g; min])
             .expect("batch");
-        assert_eq!(shared.1.load(Relaxed), before);
+        assert_eq!(shared.calls(), before);
+    }
+
+    /// What [`every_call`] returns: each call's results, `None` where it failed as a whole.
+    #[derive(Debug, PartialEq)]
+    struct Calls {
+        modexps: [Option<Vec<JobResult<Vec<u64>>>>; 2],
+        points: [Option<Vec<JobResult<AffinePoint>>>; 3],
+    }
+
+    /// `n` jobs of each of five operations (both modexps on a 256-bit modulus, `k·G`, `k·Q`
+    /// and `u₁·G + u₂·Q` on P-256) run through `b`.
+    fn every_call(b: &dyn Backend, n: usize) -> Calls {
+        let c = Curve::P256;
+        let mut r = batch_core::dev::rng(n as u64);
+        let m = batch_core::dev::random_modulus(&mut r, 256);
+        let bases = batch_core::dev::modexp_bases(&mut r, &m, n);
+        let exps = batch_core::dev::modexp_exponents(&mut r, 4, n);
+        let jobs: Vec<ModexpJob<'_>> = (0..n)
+            .map(|i| ModexpJob {
+                base: &bases[i],
+                exponent: &exps[i],
+                modulus: 0,
+            })
+            .collect();
+        let k = batch_core::dev::ec_scalars(&mut r, c, 2 * n);
+        let q = vec![c.generator(); n];
+        Calls {
+            modexps: [
+                b.modexp(&[&m], &jobs).ok(),
+                b.modexp_vartime(&[&m], &jobs).ok(),
+            ],
+            points: [
+                b.mul_base(c, &k[..n]).ok(),
+                b.mul_point(c, &q, &k[..n]).ok(),
+                b.mul_double_vartime(c, &k[..n], &k[n..], &q).ok(),
+            ],
+        }
+    }
+
+    /// Batches reach the GPU route's backend exactly from their operation's size; it is
+    /// probed once, on the first batch that reaches a size; results are scalar's either way.
+    #[test]
+    fn gpu_route_takes_batches_from_their_size() {
+        let scalar = batch_scalar::ScalarBackend::new();
+        let (cpu, gpu) = (Counting::new(Kind::Plain), Counting::new(Kind::Plain));
+        let c = Curve::P256;
+        let route = GpuRoute::new(
+            gpu.clone(),
+            vec![
+                (Operation::Modexp, 3),
+                (Operation::MulBase(c), 2),
+                (Operation::MulDoubleVartime(c), 4),
+            ],
+        );
+        assert_eq!(
+            route.min_jobs(Operation::MulDoubleSharedVartime(c)),
+            Some(4)
+        );
+        assert_eq!(route.min_jobs(Operation::MulBase(Curve::P384)), None);
+        let auto = AutoBackend::new(cpu.clone(), vec![]).with_gpu(route);
+        assert!(
+            auto.description().contains("not yet opened"),
+            "{}",
+            auto.description()
+        );
+        // (batch size, how many of the five calls go to the GPU)
+        for (n, on_gpu) in [(1, 0), (2, 1), (3, 2), (4, 3), (9, 3)] {
+            let (before_cpu, before_gpu) = (cpu.calls(), gpu.calls());
+            let got = every_call(&auto, n);
+            assert_eq!(got, every_call(&scalar, n), "batch {n}");
+            assert_eq!(gpu.calls() - before_gpu, on_gpu, "batch {n}");
+            assert_eq!(cpu.calls() - before_cpu, 5 - on_gpu, "batch {n}");
+            let probes = gpu.probes.load(Relaxed);
+            assert_eq!(
+                probes,
+                usize::from(on_gpu > 0),
+                "batch {n}: probed once, when due"
+            );
+        }
+        assert!(
+            auto.description().contains("(in use)"),
+            "{}",
+            auto.description()
+        );
+    }
+
+    /// A software adapter is refused unless the route allows it, and an unavailable backend
+    /// leaves every batch on the CPU; both say why.
+    #[test]
+    fn gpu_route_refuses_software_and_absent_adapters() {
+        let scalar = batch_scalar::ScalarBackend::new();
+        for (kind, allow, want_gpu, why) in [
+            (Kind::Emulated, false, false, "software"),
+            (Kind::Emulated, true, true, "in use"),
+            (Kind::Absent, true, false, "no adapter (test)"),
+        ] {
+            let (cpu, gpu) = (Counting::new(Kind::Plain), Counting::new(kind));
+            let mut route = GpuRoute::everything_from(gpu.clone(), 1);
+            if allow {
+                route = route.allow_emulated();
+            }
+            let auto = AutoBackend::new(cpu.clone(), vec![]).with_gpu(route);
+            for _ in 0..2 {
+                assert_eq!(every_call(&auto, 3), every_call(&scalar, 3), "{kind:?}");
+            }
+            assert_eq!(gpu.calls(), if want_gpu { 10 } else { 0 }, "{kind:?}");
+            assert_eq!(gpu.probes.load(Relaxed), 1, "{kind:?}");
+            let d = auto.description();
+            assert!(
+                d.contains(why) && d.contains("every operation from 1 jobs"),
+                "{d}"
+            );
+        }
+    }
+
+    /// A batch the GPU fails as a whole is run on the CPU, with nothing lost, and the route
+    /// stays off afterwards.
+    #[test]
+    fn gpu_failure_falls_back_and_switches_the_route_off() {
+        let scalar = batch_scalar::ScalarBackend::new();
+        let (cpu, gpu) = (Counting::new(Kind::Plain), Counting::new(Kind::Failing));
+        let auto = AutoBackend::new(cpu.clone(), vec![])
+            .with_gpu(GpuRoute::everything_from(gpu.clone(), 2));
+        assert_eq!(every_call(&auto, 2), every_call(&scalar, 2));
+        assert_eq!(
+            (gpu.calls(), cpu.calls()),
+            (1, 5),
+            "the first call failed over"
+        );
+        assert_eq!(every_call(&auto, 2), every_call(&scalar, 2));
+        assert_eq!((gpu.calls(), cpu.calls()), (1, 10), "the route stays off");
+        let d = auto.description();
+        assert!(
+            d.contains("switched off") && d.contains("device lost (test)"),
+            "{d}"
+        );
+        // input errors are the caller's, not the device's: they come back as they are and
+        // leave the route on
+        let (cpu, gpu) = (Counting::new(Kind::Plain), Counting::new(Kind::Plain));
+        let auto = AutoBackend::new(cpu.clone(), vec![])
+            .with_gpu(GpuRoute::everything_from(gpu.clone(), 1));
+        let k = batch_core::dev::ec_scalars(&mut batch_core::dev::rng(3), Curve::P256, 2);
+        let err = auto
+            .mul_point(Curve::P256, &[Curve::P256.generator()], &k)
+            .expect_err("length mismatch");
+        assert!(matches!(err, Error::LengthMismatch { .. }), "{err}");
+        assert!(
+            auto.description().contains("(in use)"),
+            "{}",
+            auto.description()
+        );
     }
 
     #[test]

@@ -1,0 +1,230 @@
+//! [`GpuRoute`]: [`AutoBackend`](super::AutoBackend)'s large batches on a GPU.
+//!
+//! A GPU pays a fixed cost per batch (upload, dispatch, readback, a device that may need to
+//! wake up) and then runs thousands of jobs at once, so it overtakes the CPU backends only from
+//! some batch size on. `batch-speed --sweep` finds that size (its crossover lines); the route
+//! sends every batch of at least that many jobs to the GPU and the rest to the CPU routes.
+
+use std::sync::{Arc, OnceLock};
+
+use batch_core::{Availability, Backend};
+
+use super::Operation;
+
+/// Batches from a size on, per operation, to a GPU backend. The backend is asked whether it
+/// can run (which opens its device) on the first batch that reaches a size, not before, and
+/// once: a machine without an adapter pays nothing until then, and nothing after. A software
+/// adapter (llvmpipe: the "GPU" is the CPU's own cores) is refused unless
+/// [`GpuRoute::allow_emulated`] says otherwise. When a batch fails on the GPU as a whole
+/// (device lost, driver error), that batch and every later one run on the CPU routes, and
+/// [`GpuRoute::status`] says why.
+#[derive(Clone)]
+pub struct GpuRoute {
+    backend: Arc<dyn Backend>,
+    from: Vec<(Operation, usize)>,
+    allow_emulated: bool,
+    state: Arc<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// The first qualifying batch's answer: `Ok` where the backend runs, else why not.
+    probe: OnceLock<Result<(), String>>,
+    /// The first whole-batch failure, after which the route is off.
+    failed: OnceLock<String>,
+}
+
+impl core::fmt::Debug for GpuRoute {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("GpuRoute")
+            .field("backend", &self.backend.name())
+            .field("from", &self.from)
+            .field("allow_emulated", &self.allow_emulated)
+            .finish()
+    }
+}
+
+/// The batch sizes from which a GPU beat every CPU backend on this project's machines, in
+/// backend jobs per call (an RSA signature is two `Modexp` jobs, its CRT halves), for
+/// [`GpuRoute::measured`]. Empty: no GPU has been lent to this project yet (issue 18), so
+/// nothing is measured and `auto` stays on the CPU unless `BATCHSIG_AUTO_GPU` asks otherwise.
+/// `scripts/gpu-run.sh` prints the crossover to enter here.
+const MEASURED_FROM: &[(Operation, usize)] = &[];
+
+/// What `BATCHSIG_AUTO_GPU` asks for.
+#[derive(Debug, PartialEq)]
+enum Wanted {
+    /// Unset or empty: the measured sizes.
+    Measured,
+    Off,
+    /// Every operation from this many jobs, on any adapter.
+    From(usize),
+}
+
+impl Wanted {
+    fn parse(value: Option<&str>) -> Result<Self, String> {
+        match value.map(str::trim) {
+            None | Some("") => Ok(Wanted::Measured),
+            Some("off") => Ok(Wanted::Off),
+            Some(v) => match v.parse::<usize>() {
+                Ok(n) if n > 0 => Ok(Wanted::From(n)),
+                _ => Err(format!(
+                    "{ENV}={v:?} not understood (a batch size of at least 1, or `off`): no GPU route"
+                )),
+            },
+        }
+    }
+}
+
+/// The environment variable that sets the GPU route of [`super::AutoBackend::measured`].
+pub const ENV: &str = "BATCHSIG_AUTO_GPU";
+
+impl GpuRoute {
+    /// `backend` takes every `(operation, jobs)` batch of at least `jobs` jobs. An operation
+    /// not listed never goes to it; [`Operation::MulDoubleSharedVartime`] not listed goes
+    /// where [`Operation::MulDoubleVartime`] does, as in the CPU routes.
+    pub fn new(backend: Arc<dyn Backend>, from: Vec<(Operation, usize)>) -> Self {
+        Self {
+            backend,
+            from,
+            allow_emulated: false,
+            state: Arc::default(),
+        }
+    }
+
+    /// Every operation of [`Operation::all`] from `jobs` jobs.
+    pub fn everything_from(backend: Arc<dyn Backend>, jobs: usize) -> Self {
+        Self::new(
+            backend,
+            Operation::all().into_iter().map(|op| (op, jobs)).collect(),
+        )
+    }
+
+    /// The same route, taking a software adapter too (tests, or a user who asked for it).
+    pub fn allow_emulated(self) -> Self {
+        Self {
+            allow_emulated: true,
+            ..self
+        }
+    }
+
+    /// The GPU route of [`super::AutoBackend::measured`], on the wgpu backend (the adapter
+    /// wgpu's environment variables choose):
+    /// - `BATCHSIG_AUTO_GPU` unset: the measured sizes ([`MEASURED_FROM`]; none yet, so no
+    ///   route), hardware adapters only;
+    /// - `BATCHSIG_AUTO_GPU=off`: no route;
+    /// - `BATCHSIG_AUTO_GPU=N`: every operation from `N` jobs, on whatever adapter wgpu opens,
+    ///   a software one included (the caller asked for it).
+    ///
+    /// `Err` says why a value was not understood (then there is no route). Without the `wgpu`
+    /// feature there is never a route.
+    pub fn measured() -> Result<Option<Self>, String> {
+        let from = match Wanted::parse(std::env::var(ENV).ok().as_deref())? {
+            Wanted::Off => return Ok(None),
+            Wanted::Measured if MEASURED_FROM.is_empty() => return Ok(None),
+            Wanted::Measured => None,
+            Wanted::From(n) => Some(n),
+        };
+        #[cfg(feature = "wgpu")]
+        {
+            let gpu: Arc<dyn Backend> = Arc::new(batch_wgpu::WgpuBackend::new());
+            Ok(Some(match from {
+                Some(n) => Self::everything_from(gpu, n).allow_emulated(),
+                None => Self::new(gpu, MEASURED_FROM.to_vec()),
+            }))
+        }
+        #[cfg(not(feature = "wgpu"))]
+        {
+            let _ = from;
+            Err(format!(
+                "{ENV} asks for a GPU route but this build has no GPU backend (the `wgpu` feature)"
+            ))
+        }
+    }
+
+    /// The backend behind the route.
+    pub fn backend(&self) -> &Arc<dyn Backend> {
+        &self.backend
+    }
+
+    /// The fewest jobs a batch of `op` needs to go to the GPU, if it ever does.
+    pub fn min_jobs(&self, op: Operation) -> Option<usize> {
+        let find = |op| self.from.iter().find(|(o, _)| *o == op).map(|&(_, n)| n);
+        find(op).or(match op {
+            Operation::MulDoubleSharedVartime(c) => find(Operation::MulDoubleVartime(c)),
+            _ => None,
+        })
+    }
+
+    /// The GPU backend for a batch of `jobs` jobs of `op`, if the batch goes there.
+    pub(super) fn take(&self, op: Operation, jobs: usize) -> Option<&dyn Backend> {
+        if jobs < self.min_jobs(op)? || self.state.failed.get().is_some() {
+            return None;
+        }
+        if !op
+            .curve()
+            .is_none_or(|c| self.backend.curves().contains(&c))
+        {
+            return None;
+        }
+        let usable = self
+            .state
+            .probe
+            .get_or_init(|| match self.backend.availability() {
+                Availability::Available if !self.allow_emulated && self.backend.is_emulated() => {
+                    Err("its adapter is a software one (CPU)".into())
+                }
+                Availability::Available => Ok(()),
+                Availability::Unavailable(why) => Err(why),
+            });
+        usable.is_ok().then_some(self.backend.as_ref())
+    }
+
+    /// Switches the route off after a batch failed on the GPU as a whole.
+    pub(super) fn fail(&self, why: String) {
+        let _ = self.state.failed.set(why);
+    }
+
+    /// One line: the sizes, and whether the GPU was found usable or switched off.
+    pub fn status(&self) -> String {
+        let mut sizes: Vec<usize> = self.from.iter().map(|&(_, n)| n).collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        let sizes = match sizes.as_slice() {
+            [] => "no operation".to_string(),
+            [n] if self.from.len() == Operation::all().len() => {
+                format!("every operation from {n} jobs")
+            }
+            _ => self
+                .from
+                .iter()
+                .map(|(op, n)| format!("{op:?} from {n}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        let state = match (self.state.failed.get(), self.state.probe.get()) {
+            (Some(why), _) => format!("switched off after a failed batch: {why}"),
+            (None, None) => "not yet opened".into(),
+            (None, Some(Ok(()))) => "in use".into(),
+            (None, Some(Err(why))) => format!("unused: {why}"),
+        };
+        format!("{sizes} on {} ({state})", self.backend.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_values() {
+        assert_eq!(Wanted::parse(None), Ok(Wanted::Measured));
+        assert_eq!(Wanted::parse(Some(" ")), Ok(Wanted::Measured));
+        assert_eq!(Wanted::parse(Some("off")), Ok(Wanted::Off));
+        assert_eq!(Wanted::parse(Some("4096")), Ok(Wanted::From(4096)));
+        for bad in ["0", "-1", "lots", "1e3"] {
+            let err = Wanted::parse(Some(bad)).expect_err(bad);
+            assert!(err.contains(ENV) && err.contains(bad), "{err}");
+        }
+    }
+}
