@@ -2,8 +2,9 @@
 # Runs on the `device` machine (carry [".gpu", ".gl"], prepared by scripts/gpu-prepare.sh):
 # the wgpu equivalence tests on the GPU, then batch-speed with the wgpu backend beside the best
 # CPU backend (`auto`) at a large batch and over a batch-size sweep (RSA-2048, P-256), then at
-# the large batch for P-384, P-521 and RSA-3072, then P-256 with the EC results made affine on
-# the host instead of the GPU. Everything goes to $OUT (default ./gpu-out):
+# the large batch for P-384, P-521 and RSA-3072 (the sweep's crossover lines give the sizes for
+# `auto`'s GPU route), then P-256 with the EC results made affine on the host instead of the
+# GPU, through `auto` with its GPU route forced on. Everything goes to $OUT (default ./gpu-out):
 # logs, JSON, SVG. Every step runs under its own `timeout`, so the script ends inside the
 # device call's limit and what finished comes back. GPU_RUN_LOCAL=1 skips the loader set-up (to
 # try the script on a machine with a driver); SECS, SIZES, ALGS, ALGS2, BATCH, TEST_LIMIT,
@@ -59,9 +60,11 @@ speed speed-sweep --algs "${ALGS:-rsa2048,ecdsap256}" --batch "${BATCH:-65536}" 
 speed speed-more --algs "${ALGS2:-ecdsap384,ecdsap521,rsa3072}" --batch "${BATCH:-65536}"
 # the EC results made affine on the host instead of the GPU (the GPU's default), for the
 # choice in batch_wgpu::Normalize::for_device_type: P-256 at the large batch, against the
-# P-256 cells of speed-sweep (text only: at most 8 files come back)
-BATCHSIG_WGPU_NORMALIZE=host timeout "${NORM_LIMIT:-80}" .gpu/batch-speed --backends wgpu \
-  --seconds "${SECS:-1}" --algs ecdsap256 --batch "${BATCH:-65536}" --openssl off \
+# P-256 cells of speed-sweep (text only: at most 8 files come back). Run through `auto` with
+# its GPU route forced on (BATCHSIG_AUTO_GPU=1), which checks that route on a hardware adapter:
+# its description after the run must say "on wgpu (in use)", and the rates match wgpu's.
+BATCHSIG_AUTO_GPU=1 BATCHSIG_WGPU_NORMALIZE=host timeout "${NORM_LIMIT:-80}" .gpu/batch-speed \
+  --backends auto --seconds "${SECS:-1}" --algs ecdsap256 --batch "${BATCH:-65536}" --openssl off \
   > "$OUT/speed-host-normalize.txt" 2> "$logs/host-normalize.err" || status=1
 tail -n 5 "$logs/host-normalize.err" >> "$OUT/speed-host-normalize.txt"
 cat "$OUT/speed-host-normalize.txt"

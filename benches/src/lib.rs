@@ -1,10 +1,12 @@
 //! batch-bench: the pieces of the `batch-speed` command (algorithms, timed and checked cells,
 //! the distinct verification keys, the `openssl speed` reference, other libraries as peers,
-//! the statistics of repeated runs, machine description, report, plots, the soak test). The criterion benches
+//! the statistics of repeated runs, machine description, report, where a GPU overtakes the
+//! CPU, plots, the soak test). The criterion benches
 //! in `benches/` time the same operations at fixed batch sizes.
 
 pub mod alg;
 pub mod budget;
+pub mod crossover;
 pub mod keys;
 pub mod machine;
 pub mod measure;

@@ -14,7 +14,7 @@ use batch_bench::measure::{self, AlgCells, CellResult, Op, Workload};
 use batch_bench::peers::{self, Peer};
 use batch_bench::report::{self, BackendInfo, Config, Record, Report, SweepRecord};
 use batch_bench::stats::{self, Runs};
-use batch_bench::{budget, machine, openssl, plot, SWEEP_SIZES};
+use batch_bench::{budget, crossover, machine, openssl, plot, SWEEP_SIZES};
 use batch_core::{Availability, Backend};
 use batch_tls::{
     self as tls, KexGroup, RunSummary, ServerIdentity, ServerKey, Suite, TlsSimConfig,
@@ -428,6 +428,7 @@ fn run(args: Args) -> Result<bool, String> {
         peers: peer_infos.clone(),
         results: Vec::new(),
         sweep: Vec::new(),
+        crossovers: Vec::new(),
         tls: Vec::new(),
     };
     print!("{}", report::header(&rep));
@@ -617,11 +618,35 @@ fn run(args: Args) -> Result<bool, String> {
             &mut rep, &live, &reference, &algs, &sizes, &pools, secs, &pool,
         );
         print!("{}", report::sweep_table(&rep, &sizes));
+        // `auto` is a yardstick only while it keeps to the CPU
+        let auto_on_gpu = matches!(batchsig::backend::GpuRoute::measured(), Ok(Some(_)));
+        let exclude: &[&str] = if auto_on_gpu { &["auto"] } else { &[] };
+        rep.crossovers = crossover::crossovers(&rep.sweep, exclude);
+        print!("{}", crossover::table(&rep.crossovers));
+        if auto_on_gpu && !rep.crossovers.is_empty() {
+            println!("  (auto left out: it sends its large batches to the GPU)");
+        }
     }
 
     let mut tls_failed = false;
     if let Some((suites, kex)) = &tls_plan {
         tls_failed = run_tls(&mut rep, &live, suites, *kex, &args, &pool);
+    }
+
+    // A description can change during the run (auto's GPU route says whether it found the GPU
+    // usable once a batch reached it): the report keeps the last one, and says so.
+    for b in &live {
+        let now = pool.install(|| b.description());
+        if let Some(info) = rep
+            .backends
+            .iter_mut()
+            .find(|i| i.available && i.name == b.name())
+        {
+            if info.description != now {
+                println!("{} after the run: {now}", b.name());
+                info.description = now;
+            }
+        }
     }
 
     if let Some(path) = &args.json {

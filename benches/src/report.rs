@@ -131,6 +131,9 @@ pub struct Report {
     pub peers: Vec<BackendInfo>,
     pub results: Vec<Record>,
     pub sweep: Vec<SweepRecord>,
+    /// Where each GPU backend overtakes the others in the sweep (`--sweep` with a GPU).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub crossovers: Vec<crate::crossover::Crossover>,
     /// TLS handshake figures (`--tls`), as the simulator reports them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tls: Vec<serde_json::Value>,
@@ -583,6 +586,7 @@ pub(crate) mod tests {
             peers: vec![],
             results,
             sweep: vec![],
+            crossovers: vec![],
             tls: vec![],
         }
     }

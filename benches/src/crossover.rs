@@ -1,0 +1,258 @@
+//! Where a GPU backend overtakes the others in a `--sweep`: the batch size from which `auto`
+//! should send an operation to the GPU ([`batchsig::backend::GpuRoute`]).
+
+use std::fmt::Write as _;
+
+use batchsig::backend::Operation;
+use serde::Serialize;
+
+use crate::alg::Alg;
+use crate::measure::Op;
+use crate::report::SweepRecord;
+
+/// The backends counted as GPUs.
+pub const GPU_BACKENDS: &[&str] = &["wgpu"];
+
+/// One GPU backend against the fastest of the others, for one algorithm and operation.
+#[derive(Clone, Debug, Serialize)]
+pub struct Crossover {
+    pub gpu: String,
+    pub algorithm: String,
+    pub operation: &'static str,
+    /// The backends it is compared with (the best of them at each size).
+    pub against: Vec<String>,
+    /// The smallest swept batch size from which the GPU is ahead at every size measured;
+    /// `null` where it is not ahead at the largest.
+    pub from_batch: Option<usize>,
+    /// The largest swept size at which another backend was ahead: the crossover lies between
+    /// this and `from_batch`. `null` where the GPU led at every size.
+    pub behind_at: Option<usize>,
+    /// `[batch, GPU ÷ best other, best other's name]` at every size both measured.
+    pub ratios: Vec<(usize, f64, String)>,
+    /// The backend operation `auto` routes (`Modexp`, `MulBase(P256)`, …) and the jobs one
+    /// signature or verification makes of it (2 for RSA signing: the CRT halves), so
+    /// `from_batch × jobs_per_op` is the size for the route.
+    pub route: String,
+    pub jobs_per_op: usize,
+}
+
+/// The backend operation behind an algorithm's operation, and its jobs per operation.
+pub fn route_of(alg: Alg, op: Op) -> (Operation, usize) {
+    match (alg, op) {
+        (Alg::Rsa(_), Op::Sign) => (Operation::Modexp, 2),
+        (Alg::Rsa(_), Op::Verify | Op::VerifyOneKey) => (Operation::ModexpVartime, 1),
+        (Alg::Ecdsa(c), Op::Sign) => (Operation::MulBase(c), 1),
+        (Alg::Ecdsa(c), Op::Verify) => (Operation::MulDoubleVartime(c), 1),
+        (Alg::Ecdsa(c), Op::VerifyOneKey) => (Operation::MulDoubleSharedVartime(c), 1),
+    }
+}
+
+/// Every GPU backend of the sweep against the best of the other backends except `exclude`
+/// (`auto` where it routes to the GPU itself), per algorithm and operation; only where both
+/// have figures at some size.
+pub fn crossovers(sweep: &[SweepRecord], exclude: &[&str]) -> Vec<Crossover> {
+    let mut keys: Vec<(&str, Alg, Op)> = sweep
+        .iter()
+        .filter(|p| GPU_BACKENDS.contains(&p.backend.as_str()))
+        .map(|p| (p.backend.as_str(), p.alg, p.op))
+        .collect();
+    unique(&mut keys);
+    let mut out = Vec::new();
+    for (gpu, alg, op) in keys {
+        let others = |p: &&SweepRecord| {
+            p.alg == alg
+                && p.op == op
+                && !GPU_BACKENDS.contains(&p.backend.as_str())
+                && !exclude.contains(&p.backend.as_str())
+        };
+        let mut against: Vec<String> = sweep
+            .iter()
+            .filter(others)
+            .map(|p| p.backend.clone())
+            .collect();
+        unique(&mut against);
+        let mut sizes: Vec<usize> = sweep
+            .iter()
+            .filter(|p| p.backend == gpu && p.alg == alg && p.op == op)
+            .map(|p| p.batch)
+            .collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        let mut ratios = Vec::new();
+        for n in sizes {
+            let rate = |p: &SweepRecord| p.ops_per_sec.filter(|r| *r > 0.0);
+            let Some(g) = sweep
+                .iter()
+                .find(|p| p.backend == gpu && p.alg == alg && p.op == op && p.batch == n)
+                .and_then(rate)
+            else {
+                continue;
+            };
+            let best = sweep
+                .iter()
+                .filter(others)
+                .filter(|p| p.batch == n)
+                .filter_map(|p| rate(p).map(|r| (r, &p.backend)))
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            if let Some((r, name)) = best {
+                ratios.push((n, g / r, name.clone()));
+            }
+        }
+        if ratios.is_empty() {
+            continue;
+        }
+        let behind_at = ratios.iter().rev().find(|r| r.1 <= 1.0).map(|r| r.0);
+        let from_batch = match behind_at {
+            None => Some(ratios[0].0),
+            Some(b) => ratios.iter().find(|r| r.0 > b).map(|r| r.0),
+        };
+        let (route, jobs_per_op) = route_of(alg, op);
+        out.push(Crossover {
+            gpu: gpu.into(),
+            algorithm: alg.name(),
+            operation: op.name(),
+            against,
+            from_batch,
+            behind_at,
+            ratios,
+            route: format!("{route:?}"),
+            jobs_per_op,
+        });
+    }
+    out
+}
+
+/// Drops repeats, keeping first appearances in order.
+fn unique<T: PartialEq>(v: &mut Vec<T>) {
+    let mut i = 0;
+    while i < v.len() {
+        if v[..i].contains(&v[i]) {
+            v.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// The crossover lines under the sweep table.
+pub fn table(crossovers: &[Crossover]) -> String {
+    let mut s = String::new();
+    if crossovers.is_empty() {
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "\nwhere the GPU overtakes the best other backend (GPU ÷ best other at each batch size)"
+    );
+    for c in crossovers {
+        let at = match (c.from_batch, c.behind_at) {
+            (Some(n), None) => format!("ahead from the smallest size, {n}"),
+            (Some(n), Some(b)) => format!("ahead from {n} (behind at {b})"),
+            (None, _) => "behind at the largest size".into(),
+        };
+        let ratios: Vec<String> = c
+            .ratios
+            .iter()
+            .map(|(n, r, best)| format!("{r:.2}×{best}@{n}"))
+            .collect();
+        let _ = writeln!(
+            s,
+            "{:<6} {:<10} {:<14} {at}: {}",
+            c.gpu,
+            c.algorithm,
+            c.operation,
+            ratios.join(" ")
+        );
+        if let Some(n) = c.from_batch {
+            let _ = writeln!(
+                s,
+                "{:<32} route for auto: {} from {} jobs",
+                "",
+                c.route,
+                n * c.jobs_per_op
+            );
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use batch_core::Curve;
+
+    fn point(backend: &str, alg: Alg, op: Op, batch: usize, rate: Option<f64>) -> SweepRecord {
+        SweepRecord {
+            backend: backend.into(),
+            algorithm: alg.name(),
+            operation: op.name(),
+            batch,
+            threads: 1,
+            ops_per_sec: rate,
+            keys: None,
+            note: None,
+            alg,
+            op,
+        }
+    }
+
+    #[test]
+    fn crossover_is_the_size_from_which_the_gpu_stays_ahead() {
+        let rsa = Alg::Rsa(2048);
+        let p256 = Alg::Ecdsa(Curve::P256);
+        let mut sweep = Vec::new();
+        // RSA sign: avx2 1000/s flat; auto 1100/s; wgpu 100, 2000 (a fluke), 900, 5000, 9000
+        for (n, g) in [
+            (1, 100.0),
+            (16, 2000.0),
+            (256, 900.0),
+            (4096, 5000.0),
+            (16384, 9000.0),
+        ] {
+            sweep.push(point("wgpu", rsa, Op::Sign, n, Some(g)));
+            sweep.push(point("avx2", rsa, Op::Sign, n, Some(1000.0)));
+            sweep.push(point("auto", rsa, Op::Sign, n, Some(1100.0)));
+        }
+        // P-256 verify: the GPU never catches up; at 16384 the CPU point was skipped
+        for (n, g) in [(1, 10.0), (256, 500.0), (16384, 9e9)] {
+            sweep.push(point("wgpu", p256, Op::Verify, n, Some(g)));
+            let cpu = (n != 16384).then_some(1000.0);
+            sweep.push(point("auto", p256, Op::Verify, n, cpu));
+        }
+        // P-256 sign: ahead everywhere
+        sweep.push(point("wgpu", p256, Op::Sign, 64, Some(3.0)));
+        sweep.push(point("auto", p256, Op::Sign, 64, Some(2.0)));
+        let c = crossovers(&sweep, &[]);
+        assert_eq!(c.len(), 3);
+        let rsa_sign = &c[0];
+        assert_eq!(
+            (rsa_sign.from_batch, rsa_sign.behind_at),
+            (Some(4096), Some(256))
+        );
+        assert_eq!(rsa_sign.against, ["avx2", "auto"]);
+        assert_eq!(rsa_sign.ratios[0], (1, 100.0 / 1100.0, "auto".to_string()));
+        assert_eq!(
+            (rsa_sign.route.as_str(), rsa_sign.jobs_per_op),
+            ("Modexp", 2)
+        );
+        let verify = &c[1];
+        assert_eq!((verify.from_batch, verify.behind_at), (None, Some(256)));
+        assert_eq!(
+            verify.ratios.len(),
+            2,
+            "no ratio where the CPU has no figure"
+        );
+        assert_eq!((c[2].from_batch, c[2].behind_at), (Some(64), None));
+        let text = table(&c);
+        assert!(
+            text.contains("route for auto: Modexp from 8192 jobs"),
+            "{text}"
+        );
+        assert!(text.contains("behind at the largest size"), "{text}");
+        // `auto` left out (it routes to the GPU itself): avx2 alone is the yardstick
+        let c = crossovers(&sweep, &["auto"]);
+        assert_eq!(c[0].against, ["avx2"]);
+        assert_eq!(c[0].ratios[0].2, "avx2");
+        assert_eq!(c.len(), 1, "no other backend for P-256");
+    }
+}
