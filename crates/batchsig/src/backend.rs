@@ -733,6 +733,12 @@ mod tests {
         }
     }
 
+    /// Asserts that `auto`'s description says every one of `what`.
+    fn says(auto: &AutoBackend, what: &[&str]) {
+        let d = auto.description();
+        assert!(what.iter().all(|w| d.contains(w)), "{what:?} not in: {d}");
+    }
+
     /// Batches reach the GPU route's backend exactly from their operation's size; it is
     /// probed once, on the first batch that reaches a size; results are scalar's either way.
     #[test]
@@ -754,11 +760,7 @@ mod tests {
         );
         assert_eq!(route.min_jobs(Operation::MulBase(Curve::P384)), None);
         let auto = AutoBackend::new(cpu.clone(), vec![]).with_gpu(route);
-        assert!(
-            auto.description().contains("not yet opened"),
-            "{}",
-            auto.description()
-        );
+        says(&auto, &["not yet opened"]);
         // (batch size, how many of the five calls go to the GPU)
         for (n, on_gpu) in [(1, 0), (2, 1), (3, 2), (4, 3), (9, 3)] {
             let (before_cpu, before_gpu) = (cpu.calls(), gpu.calls());
@@ -773,11 +775,7 @@ mod tests {
                 "batch {n}: probed once, when due"
             );
         }
-        assert!(
-            auto.description().contains("(in use)"),
-            "{}",
-            auto.description()
-        );
+        says(&auto, &["(in use)"]);
     }
 
     /// A software adapter is refused unless the route allows it, and an unavailable backend
@@ -801,11 +799,7 @@ mod tests {
             }
             assert_eq!(gpu.calls(), if want_gpu { 10 } else { 0 }, "{kind:?}");
             assert_eq!(gpu.probes.load(Relaxed), 1, "{kind:?}");
-            let d = auto.description();
-            assert!(
-                d.contains(why) && d.contains("every operation from 1 jobs"),
-                "{d}"
-            );
+            says(&auto, &[why, "every operation from 1 jobs"]);
         }
     }
 
@@ -825,11 +819,7 @@ mod tests {
         );
         assert_eq!(every_call(&auto, 2), every_call(&scalar, 2));
         assert_eq!((gpu.calls(), cpu.calls()), (1, 10), "the route stays off");
-        let d = auto.description();
-        assert!(
-            d.contains("switched off") && d.contains("device lost (test)"),
-            "{d}"
-        );
+        says(&auto, &["switched off", "device lost (test)"]);
         // input errors are the caller's, not the device's: they come back as they are and
         // leave the route on
         let (cpu, gpu) = (Counting::new(Kind::Plain), Counting::new(Kind::Plain));
@@ -840,11 +830,7 @@ mod tests {
             .mul_point(Curve::P256, &[Curve::P256.generator()], &k)
             .expect_err("length mismatch");
         assert!(matches!(err, Error::LengthMismatch { .. }), "{err}");
-        assert!(
-            auto.description().contains("(in use)"),
-            "{}",
-            auto.description()
-        );
+        says(&auto, &["(in use)"]);
     }
 
     #[test]
