@@ -29,21 +29,26 @@ pub struct Crossover {
     pub behind_at: Option<usize>,
     /// `[batch, GPU ÷ best other, best other's name]` at every size both measured.
     pub ratios: Vec<(usize, f64, String)>,
-    /// The backend operation `auto` routes (`Modexp`, `MulBase(P256)`, …) and the jobs one
+    /// The backend operation `auto` routes (`Modexp`, `MulBase(P256)`, …), the jobs one
     /// signature or verification makes of it (2 for RSA signing: the CRT halves), so
-    /// `from_batch × jobs_per_op` is the size for the route.
+    /// `from_batch × jobs_per_op` is the size for the route, and for RSA the modulus width of
+    /// those jobs (half the key for signing).
     pub route: String,
     pub jobs_per_op: usize,
+    pub modulus_bits: Option<usize>,
 }
 
-/// The backend operation behind an algorithm's operation, and its jobs per operation.
-pub fn route_of(alg: Alg, op: Op) -> (Operation, usize) {
+/// The backend operation behind an algorithm's operation, its jobs per operation, and for
+/// RSA their modulus width.
+pub fn route_of(alg: Alg, op: Op) -> (Operation, usize, Option<usize>) {
     match (alg, op) {
-        (Alg::Rsa(_), Op::Sign) => (Operation::Modexp, 2),
-        (Alg::Rsa(_), Op::Verify | Op::VerifyOneKey) => (Operation::ModexpVartime, 1),
-        (Alg::Ecdsa(c), Op::Sign) => (Operation::MulBase(c), 1),
-        (Alg::Ecdsa(c), Op::Verify) => (Operation::MulDoubleVartime(c), 1),
-        (Alg::Ecdsa(c), Op::VerifyOneKey) => (Operation::MulDoubleSharedVartime(c), 1),
+        (Alg::Rsa(bits), Op::Sign) => (Operation::Modexp, 2, Some(bits / 2)),
+        (Alg::Rsa(bits), Op::Verify | Op::VerifyOneKey) => {
+            (Operation::ModexpVartime, 1, Some(bits))
+        }
+        (Alg::Ecdsa(c), Op::Sign) => (Operation::MulBase(c), 1, None),
+        (Alg::Ecdsa(c), Op::Verify) => (Operation::MulDoubleVartime(c), 1, None),
+        (Alg::Ecdsa(c), Op::VerifyOneKey) => (Operation::MulDoubleSharedVartime(c), 1, None),
     }
 }
 
@@ -106,7 +111,7 @@ pub fn crossovers(sweep: &[SweepRecord], exclude: &[&str]) -> Vec<Crossover> {
             None => Some(ratios[0].0),
             Some(b) => ratios.iter().find(|r| r.0 > b).map(|r| r.0),
         };
-        let (route, jobs_per_op) = route_of(alg, op);
+        let (route, jobs_per_op, modulus_bits) = route_of(alg, op);
         out.push(Crossover {
             gpu: gpu.into(),
             algorithm: alg.name(),
@@ -117,6 +122,7 @@ pub fn crossovers(sweep: &[SweepRecord], exclude: &[&str]) -> Vec<Crossover> {
             ratios,
             route: format!("{route:?}"),
             jobs_per_op,
+            modulus_bits,
         });
     }
     out
@@ -164,13 +170,14 @@ pub fn table(crossovers: &[Crossover]) -> String {
             ratios.join(" ")
         );
         if let Some(n) = c.from_batch {
-            let _ = writeln!(
-                s,
-                "{:<32} route for auto: {} from {} jobs",
-                "",
-                c.route,
-                n * c.jobs_per_op
-            );
+            let jobs = n * c.jobs_per_op;
+            // as Rust, for `MEASURED_FROM` in batchsig's gpu_route.rs
+            let op = c.route.replace("(P", "(Curve::P");
+            let entry = match c.modulus_bits {
+                Some(b) => format!("Threshold::new(Operation::{op}, {jobs}).up_to_bits({b})"),
+                None => format!("Threshold::new(Operation::{op}, {jobs})"),
+            };
+            let _ = writeln!(s, "{:<32} route for auto: {entry}", "");
         }
     }
     s
@@ -232,8 +239,12 @@ mod tests {
         assert_eq!(rsa_sign.against, ["avx2", "auto"]);
         assert_eq!(rsa_sign.ratios[0], (1, 100.0 / 1100.0, "auto".to_string()));
         assert_eq!(
-            (rsa_sign.route.as_str(), rsa_sign.jobs_per_op),
-            ("Modexp", 2)
+            (
+                rsa_sign.route.as_str(),
+                rsa_sign.jobs_per_op,
+                rsa_sign.modulus_bits
+            ),
+            ("Modexp", 2, Some(1024))
         );
         let verify = &c[1];
         assert_eq!((verify.from_batch, verify.behind_at), (None, Some(256)));
@@ -245,7 +256,13 @@ mod tests {
         assert_eq!((c[2].from_batch, c[2].behind_at), (Some(64), None));
         let text = table(&c);
         assert!(
-            text.contains("route for auto: Modexp from 8192 jobs"),
+            text.contains(
+                "route for auto: Threshold::new(Operation::Modexp, 8192).up_to_bits(1024)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("route for auto: Threshold::new(Operation::MulBase(Curve::P256), 64)\n"),
             "{text}"
         );
         assert!(text.contains("behind at the largest size"), "{text}");

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
 
 mod gpu_route;
-pub use gpu_route::GpuRoute;
+pub use gpu_route::{GpuRoute, Threshold};
 
 /// Every backend this build knows, available or not (check [`Backend::availability`]):
 /// `scalar`, `avx2` (unavailable on CPUs without AVX2 and on other targets), `avx512`
@@ -113,6 +113,18 @@ fn mostly_shared(curve: Curve, points: &[AffinePoint]) -> bool {
     }
     let split = batch_core::shared::split_vartime(curve, points, min);
     2 * (points.len() - split.rest.len()) >= points.len()
+}
+
+/// The bit length of the widest of `moduli` (0 for none).
+fn widest_bits(moduli: &[&[u64]]) -> usize {
+    moduli
+        .iter()
+        .filter_map(|m| {
+            let top = m.iter().rposition(|&l| l != 0)?;
+            Some(64 * top + 64 - m[top].leading_zeros() as usize)
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// Sends each operation to a chosen backend; anything without a route goes to the fallback.
@@ -292,18 +304,19 @@ impl AutoBackend {
         }
     }
 
-    /// Runs a batch of `jobs` jobs of `op`: on the GPU route where it takes the batch, else
+    /// Runs a batch of `op` with `(jobs, bits of its widest modulus)`: on the GPU route where it
+    /// takes the batch, else
     /// (and when the GPU fails the batch as a whole, which switches the route off) on the CPU
     /// backend `cpu` names.
     fn run<'a, T>(
         &'a self,
         op: Operation,
-        jobs: usize,
+        (jobs, bits): (usize, usize),
         cpu: impl FnOnce() -> &'a dyn Backend,
         call: impl Fn(&dyn Backend) -> Result<T, Error>,
     ) -> Result<T, Error> {
         if let Some(gpu) = &self.gpu {
-            if let Some(b) = gpu.take(op, jobs) {
+            if let Some(b) = gpu.take(op, jobs, bits) {
                 match call(b) {
                     Err(e @ (Error::Backend(_) | Error::Unavailable(_))) => gpu.fail(e.to_string()),
                     done => return done,
@@ -353,7 +366,7 @@ impl Backend for AutoBackend {
         let op = Operation::Modexp;
         self.run(
             op,
-            jobs.len(),
+            (jobs.len(), widest_bits(moduli)),
             || self.route(op),
             |b| b.modexp(moduli, jobs),
         )
@@ -367,7 +380,7 @@ impl Backend for AutoBackend {
         let op = Operation::ModexpVartime;
         self.run(
             op,
-            jobs.len(),
+            (jobs.len(), widest_bits(moduli)),
             || self.route(op),
             |b| b.modexp_vartime(moduli, jobs),
         )
@@ -382,7 +395,7 @@ impl Backend for AutoBackend {
         let op = Operation::ModexpVartime;
         self.run(
             op,
-            jobs.len(),
+            (jobs.len(), widest_bits(moduli)),
             || self.route(op),
             |b| b.modexp_vartime_cached(moduli, caches, jobs),
         )
@@ -396,7 +409,7 @@ impl Backend for AutoBackend {
         let op = Operation::MulBase(curve);
         self.run(
             op,
-            scalars.len(),
+            (scalars.len(), 0),
             || self.route(op),
             |b| b.mul_base(curve, scalars),
         )
@@ -411,7 +424,7 @@ impl Backend for AutoBackend {
         let op = Operation::MulPoint(curve);
         self.run(
             op,
-            points.len(),
+            (points.len(), 0),
             || self.route(op),
             |b| b.mul_point(curve, points, scalars),
         )
@@ -430,14 +443,17 @@ impl Backend for AutoBackend {
         );
         // the grouping only where the GPU route tells the two apart
         let op = match &self.gpu {
-            Some(g) if g.min_jobs(shared) != g.min_jobs(plain) && mostly_shared(curve, points) => {
+            Some(g)
+                if g.min_jobs(shared, 0) != g.min_jobs(plain, 0)
+                    && mostly_shared(curve, points) =>
+            {
                 shared
             }
             _ => plain,
         };
         self.run(
             op,
-            points.len(),
+            (points.len(), 0),
             || self.route_double(curve, points),
             |b| b.mul_double_vartime(curve, u1, u2, points),
         )
@@ -749,16 +765,23 @@ mod tests {
         let route = GpuRoute::new(
             gpu.clone(),
             vec![
-                (Operation::Modexp, 3),
-                (Operation::MulBase(c), 2),
-                (Operation::MulDoubleVartime(c), 4),
+                // every_call's modulus has 256 bits: the second entry is the one for it
+                Threshold::new(Operation::Modexp, 100).up_to_bits(255),
+                Threshold::new(Operation::Modexp, 3).up_to_bits(256),
+                Threshold::new(Operation::MulBase(c), 2),
+                Threshold::new(Operation::MulDoubleVartime(c), 4),
             ],
         );
+        let shared = Operation::MulDoubleSharedVartime(c);
+        assert_eq!(route.min_jobs(shared, 0), Some(4));
+        assert_eq!(route.min_jobs(Operation::MulBase(Curve::P384), 0), None);
+        assert_eq!(route.min_jobs(Operation::Modexp, 200), Some(100));
         assert_eq!(
-            route.min_jobs(Operation::MulDoubleSharedVartime(c)),
-            Some(4)
+            route.min_jobs(Operation::Modexp, 257),
+            None,
+            "wider than any"
         );
-        assert_eq!(route.min_jobs(Operation::MulBase(Curve::P384)), None);
+        assert_eq!(route.min_jobs(Operation::ModexpVartime, 256), None);
         let auto = AutoBackend::new(cpu.clone(), vec![]).with_gpu(route);
         says(&auto, &["not yet opened"]);
         // (batch size, how many of the five calls go to the GPU)
@@ -831,6 +854,19 @@ mod tests {
             .expect_err("length mismatch");
         assert!(matches!(err, Error::LengthMismatch { .. }), "{err}");
         says(&auto, &["(in use)"]);
+    }
+
+    #[test]
+    fn widest_modulus_bits() {
+        assert_eq!(widest_bits(&[]), 0);
+        assert_eq!(widest_bits(&[&[1]]), 1);
+        assert_eq!(widest_bits(&[&[u64::MAX]]), 64);
+        assert_eq!(
+            widest_bits(&[&[5, 1, 0], &[7]]),
+            65,
+            "top zero limbs do not count"
+        );
+        assert_eq!(widest_bits(&[&[7], &[0, 0, 1 << 62]]), 191);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use super::Operation;
 #[derive(Clone)]
 pub struct GpuRoute {
     backend: Arc<dyn Backend>,
-    from: Vec<(Operation, usize)>,
+    from: Vec<Threshold>,
     allow_emulated: bool,
     state: Arc<State>,
 }
@@ -44,12 +44,46 @@ impl core::fmt::Debug for GpuRoute {
     }
 }
 
-/// The batch sizes from which a GPU beat every CPU backend on this project's machines, in
-/// backend jobs per call (an RSA signature is two `Modexp` jobs, its CRT halves), for
-/// [`GpuRoute::measured`]. Empty: no GPU has been lent to this project yet (issue 18), so
+/// From how many jobs a batch of one operation goes to the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Threshold {
+    pub op: Operation,
+    /// Jobs in the backend call (an RSA signature is two `Modexp` jobs, its CRT halves).
+    pub jobs: usize,
+    /// For the modexps: the widest modulus, in bits, this size holds for; a batch with a wider
+    /// one takes the next entry that covers it, or stays on the CPU. `None`: any width.
+    pub max_bits: Option<usize>,
+}
+
+impl Threshold {
+    /// `op` from `jobs` jobs, at any modulus width.
+    pub const fn new(op: Operation, jobs: usize) -> Self {
+        Self {
+            op,
+            jobs,
+            max_bits: None,
+        }
+    }
+
+    /// The same, for batches whose widest modulus has at most `bits` bits.
+    pub const fn up_to_bits(self, bits: usize) -> Self {
+        Self {
+            max_bits: Some(bits),
+            ..self
+        }
+    }
+
+    fn covers(&self, op: Operation, bits: usize) -> bool {
+        self.op == op && self.max_bits.is_none_or(|m| bits <= m)
+    }
+}
+
+/// The batch sizes from which a GPU beat every CPU backend on this project's machines, for
+/// [`GpuRoute::measured`]: the first entry that covers a batch's operation and modulus width
+/// counts. Empty: no GPU has been lent to this project yet (issue 18), so
 /// nothing is measured and `auto` stays on the CPU unless `BATCHSIG_AUTO_GPU` asks otherwise.
 /// `scripts/gpu-run.sh` prints the crossover to enter here.
-const MEASURED_FROM: &[(Operation, usize)] = &[];
+const MEASURED_FROM: &[Threshold] = &[];
 
 /// What `BATCHSIG_AUTO_GPU` asks for.
 #[derive(Debug, PartialEq)]
@@ -80,10 +114,10 @@ impl Wanted {
 pub const ENV: &str = "BATCHSIG_AUTO_GPU";
 
 impl GpuRoute {
-    /// `backend` takes every `(operation, jobs)` batch of at least `jobs` jobs. An operation
+    /// `backend` takes every batch that reaches the first of `from` covering it. An operation
     /// not listed never goes to it; [`Operation::MulDoubleSharedVartime`] not listed goes
     /// where [`Operation::MulDoubleVartime`] does, as in the CPU routes.
-    pub fn new(backend: Arc<dyn Backend>, from: Vec<(Operation, usize)>) -> Self {
+    pub fn new(backend: Arc<dyn Backend>, from: Vec<Threshold>) -> Self {
         Self {
             backend,
             from,
@@ -96,7 +130,10 @@ impl GpuRoute {
     pub fn everything_from(backend: Arc<dyn Backend>, jobs: usize) -> Self {
         Self::new(
             backend,
-            Operation::all().into_iter().map(|op| (op, jobs)).collect(),
+            Operation::all()
+                .into_iter()
+                .map(|op| Threshold::new(op, jobs))
+                .collect(),
         )
     }
 
@@ -147,18 +184,25 @@ impl GpuRoute {
         &self.backend
     }
 
-    /// The fewest jobs a batch of `op` needs to go to the GPU, if it ever does.
-    pub fn min_jobs(&self, op: Operation) -> Option<usize> {
-        let find = |op| self.from.iter().find(|(o, _)| *o == op).map(|&(_, n)| n);
+    /// The fewest jobs a batch of `op` needs to go to the GPU, if it ever does; `bits`: the
+    /// batch's widest modulus (0 for the curve operations).
+    pub fn min_jobs(&self, op: Operation, bits: usize) -> Option<usize> {
+        let find = |op| {
+            self.from
+                .iter()
+                .find(|t| t.covers(op, bits))
+                .map(|t| t.jobs)
+        };
         find(op).or(match op {
             Operation::MulDoubleSharedVartime(c) => find(Operation::MulDoubleVartime(c)),
             _ => None,
         })
     }
 
-    /// The GPU backend for a batch of `jobs` jobs of `op`, if the batch goes there.
-    pub(super) fn take(&self, op: Operation, jobs: usize) -> Option<&dyn Backend> {
-        if jobs < self.min_jobs(op)? || self.state.failed.get().is_some() {
+    /// The GPU backend for a batch of `jobs` jobs of `op` whose widest modulus has `bits`
+    /// bits, if the batch goes there.
+    pub(super) fn take(&self, op: Operation, jobs: usize, bits: usize) -> Option<&dyn Backend> {
+        if jobs < self.min_jobs(op, bits)? || self.state.failed.get().is_some() {
             return None;
         }
         if !op
@@ -187,7 +231,7 @@ impl GpuRoute {
 
     /// One line: the sizes, and whether the GPU was found usable or switched off.
     pub fn status(&self) -> String {
-        let mut sizes: Vec<usize> = self.from.iter().map(|&(_, n)| n).collect();
+        let mut sizes: Vec<usize> = self.from.iter().map(|t| t.jobs).collect();
         sizes.sort_unstable();
         sizes.dedup();
         let sizes = match sizes.as_slice() {
@@ -198,7 +242,10 @@ impl GpuRoute {
             _ => self
                 .from
                 .iter()
-                .map(|(op, n)| format!("{op:?} from {n}"))
+                .map(|t| match t.max_bits {
+                    Some(b) => format!("{:?} up to {b} bits from {}", t.op, t.jobs),
+                    None => format!("{:?} from {}", t.op, t.jobs),
+                })
                 .collect::<Vec<_>>()
                 .join(", "),
         };
