@@ -147,7 +147,7 @@ impl GpuRoute {
 
     /// The GPU route of [`super::AutoBackend::measured`], on the wgpu backend (the adapter
     /// wgpu's environment variables choose):
-    /// - `BATCHSIG_AUTO_GPU` unset: the measured sizes ([`MEASURED_FROM`]; none yet, so no
+    /// - `BATCHSIG_AUTO_GPU` unset: the measured sizes (`MEASURED_FROM` in this file; none yet, so no
     ///   route), hardware adapters only;
     /// - `BATCHSIG_AUTO_GPU=off`: no route;
     /// - `BATCHSIG_AUTO_GPU=N`: every operation from `N` jobs, on whatever adapter wgpu opens,
