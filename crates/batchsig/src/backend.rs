@@ -115,14 +115,12 @@ fn mostly_shared(curve: Curve, points: &[AffinePoint]) -> bool {
     2 * (points.len() - split.rest.len()) >= points.len()
 }
 
-/// The bit length of the widest of `moduli` (0 for none).
+/// The bit length of the widest of `moduli` (0 for none), computed in constant time: RSA's
+/// CRT primes are secret, their widths public (`batch_core::num::bits_public`).
 fn widest_bits(moduli: &[&[u64]]) -> usize {
     moduli
         .iter()
-        .filter_map(|m| {
-            let top = m.iter().rposition(|&l| l != 0)?;
-            Some(64 * top + 64 - m[top].leading_zeros() as usize)
-        })
+        .map(|m| batch_core::num::bits_public(m))
         .max()
         .unwrap_or(0)
 }
@@ -295,29 +293,38 @@ impl AutoBackend {
     /// batch is [`mostly_shared`] and that route differs from the ordinary one (the grouping
     /// is computed only then).
     pub fn route_double(&self, curve: Curve, points: &[AffinePoint]) -> &dyn Backend {
+        self.route_double_by(curve, || mostly_shared(curve, points))
+    }
+
+    /// [`AutoBackend::route_double`] with the grouping's answer from `shared_batch`, asked
+    /// only where the two routes differ.
+    fn route_double_by(&self, curve: Curve, shared_batch: impl FnOnce() -> bool) -> &dyn Backend {
         let plain = self.route(Operation::MulDoubleVartime(curve));
         let shared = self.route(Operation::MulDoubleSharedVartime(curve));
-        if !std::ptr::addr_eq(plain, shared) && mostly_shared(curve, points) {
+        if !std::ptr::addr_eq(plain, shared) && shared_batch() {
             shared
         } else {
             plain
         }
     }
 
-    /// Runs a batch of `op` with `(jobs, bits of its widest modulus)`: on the GPU route where it
-    /// takes the batch, else
-    /// (and when the GPU fails the batch as a whole, which switches the route off) on the CPU
-    /// backend `cpu` names.
+    /// Runs a batch of `op` with `(jobs, bits of its widest modulus)`: on the GPU route where
+    /// it takes the batch, else on the CPU backend `cpu` names. A batch the GPU fails as a
+    /// whole (a device or driver error, or a result count that is not one per job) reruns on
+    /// the CPU, and the route switches off; errors in the caller's input come back as they are.
     fn run<'a, T>(
         &'a self,
         op: Operation,
         (jobs, bits): (usize, usize),
         cpu: impl FnOnce() -> &'a dyn Backend,
-        call: impl Fn(&dyn Backend) -> Result<T, Error>,
-    ) -> Result<T, Error> {
+        call: impl Fn(&dyn Backend) -> Result<Vec<T>, Error>,
+    ) -> Result<Vec<T>, Error> {
         if let Some(gpu) = &self.gpu {
             if let Some(b) = gpu.take(op, jobs, bits) {
                 match call(b) {
+                    Ok(v) if v.len() != jobs => {
+                        gpu.fail(format!("{} results for {jobs} jobs", v.len()))
+                    }
                     Err(e @ (Error::Backend(_) | Error::Unavailable(_))) => gpu.fail(e.to_string()),
                     done => return done,
                 }
@@ -392,6 +399,8 @@ impl Backend for AutoBackend {
         caches: &[&batch_core::ModulusCache],
         jobs: &[ModexpJob<'_>],
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        // the caller's mismatch, not a device failure (backends report it as `Backend`)
+        batch_core::backend::check_caches(moduli, caches)?;
         let op = Operation::ModexpVartime;
         self.run(
             op,
@@ -441,20 +450,31 @@ impl Backend for AutoBackend {
             Operation::MulDoubleVartime(curve),
             Operation::MulDoubleSharedVartime(curve),
         );
-        // the grouping only where the GPU route tells the two apart
+        // The grouping (a hash over the points), at most once, and only where a route tells
+        // shared batches apart: the GPU's where its two sizes differ and the batch reaches the
+        // smaller, the CPU's where its two backends differ.
+        let grouped = std::cell::OnceCell::new();
+        let is_shared = || *grouped.get_or_init(|| mostly_shared(curve, points));
         let op = match &self.gpu {
-            Some(g)
-                if g.min_jobs(shared, 0) != g.min_jobs(plain, 0)
-                    && mostly_shared(curve, points) =>
-            {
-                shared
+            Some(g) => {
+                let (p, s) = (g.min_jobs(plain, 0), g.min_jobs(shared, 0));
+                let reaches = p
+                    .into_iter()
+                    .chain(s)
+                    .min()
+                    .is_some_and(|m| points.len() >= m);
+                if p != s && reaches && is_shared() {
+                    shared
+                } else {
+                    plain
+                }
             }
-            _ => plain,
+            None => plain,
         };
         self.run(
             op,
             (points.len(), 0),
-            || self.route_double(curve, points),
+            || self.route_double_by(curve, is_shared),
             |b| b.mul_double_vartime(curve, u1, u2, points),
         )
     }
@@ -555,6 +575,8 @@ mod tests {
         Absent,
         /// Fails every batch as a whole, as a lost device does.
         Failing,
+        /// Returns one result too few.
+        Short,
     }
 
     /// A backend that forwards to scalar and counts its batch calls and its availability
@@ -589,6 +611,15 @@ mod tests {
                 _ => Ok(()),
             }
         }
+
+        /// `results`, one short for [`Kind::Short`].
+        fn out<T>(&self, results: Result<Vec<T>, Error>) -> Result<Vec<T>, Error> {
+            let mut v = results?;
+            if self.kind == Kind::Short {
+                v.pop();
+            }
+            Ok(v)
+        }
     }
 
     impl Backend for Counting {
@@ -614,7 +645,7 @@ mod tests {
             jobs: &[ModexpJob<'_>],
         ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
             self.enter()?;
-            self.inner.modexp(moduli, jobs)
+            self.out(self.inner.modexp(moduli, jobs))
         }
         fn modexp_vartime(
             &self,
@@ -622,7 +653,7 @@ mod tests {
             jobs: &[ModexpJob<'_>],
         ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
             self.enter()?;
-            self.inner.modexp_vartime(moduli, jobs)
+            self.out(self.inner.modexp_vartime(moduli, jobs))
         }
         fn mul_base(
             &self,
@@ -630,7 +661,7 @@ mod tests {
             scalars: &[EcUint],
         ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
             self.enter()?;
-            self.inner.mul_base(curve, scalars)
+            self.out(self.inner.mul_base(curve, scalars))
         }
         fn mul_point(
             &self,
@@ -639,7 +670,7 @@ mod tests {
             scalars: &[EcUint],
         ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
             self.enter()?;
-            self.inner.mul_point(curve, points, scalars)
+            self.out(self.inner.mul_point(curve, points, scalars))
         }
         fn mul_double_vartime(
             &self,
@@ -649,7 +680,7 @@ mod tests {
             points: &[AffinePoint],
         ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
             self.enter()?;
-            self.inner.mul_double_vartime(curve, u1, u2, points)
+            self.out(self.inner.mul_double_vartime(curve, u1, u2, points))
         }
     }
 
@@ -826,25 +857,30 @@ mod tests {
         }
     }
 
-    /// A batch the GPU fails as a whole is run on the CPU, with nothing lost, and the route
-    /// stays off afterwards.
+    /// A batch the GPU fails as a whole (an error, or a result missing) is run on the CPU,
+    /// with nothing lost, and the route stays off afterwards.
     #[test]
     fn gpu_failure_falls_back_and_switches_the_route_off() {
         let scalar = batch_scalar::ScalarBackend::new();
-        let (cpu, gpu) = (Counting::new(Kind::Plain), Counting::new(Kind::Failing));
-        let auto = AutoBackend::new(cpu.clone(), vec![])
-            .with_gpu(GpuRoute::everything_from(gpu.clone(), 2));
-        assert_eq!(every_call(&auto, 2), every_call(&scalar, 2));
-        assert_eq!(
-            (gpu.calls(), cpu.calls()),
-            (1, 5),
-            "the first call failed over"
-        );
-        assert_eq!(every_call(&auto, 2), every_call(&scalar, 2));
-        assert_eq!((gpu.calls(), cpu.calls()), (1, 10), "the route stays off");
-        says(&auto, &["switched off", "device lost (test)"]);
-        // input errors are the caller's, not the device's: they come back as they are and
-        // leave the route on
+        for (kind, why) in [
+            (Kind::Failing, "device lost (test)"),
+            (Kind::Short, "1 results for 2 jobs"),
+        ] {
+            let (cpu, gpu) = (Counting::new(Kind::Plain), Counting::new(kind));
+            let auto = AutoBackend::new(cpu.clone(), vec![])
+                .with_gpu(GpuRoute::everything_from(gpu.clone(), 2));
+            assert_eq!(every_call(&auto, 2), every_call(&scalar, 2), "{kind:?}");
+            assert_eq!((gpu.calls(), cpu.calls()), (1, 5), "{kind:?}: failed over");
+            assert_eq!(every_call(&auto, 2), every_call(&scalar, 2), "{kind:?}");
+            assert_eq!((gpu.calls(), cpu.calls()), (1, 10), "{kind:?}: stays off");
+            says(&auto, &["switched off", why]);
+        }
+    }
+
+    /// Errors in the caller's input are the caller's, not the device's: they come back as
+    /// they are, without a CPU rerun, and leave the route on.
+    #[test]
+    fn input_errors_leave_the_gpu_route_on() {
         let (cpu, gpu) = (Counting::new(Kind::Plain), Counting::new(Kind::Plain));
         let auto = AutoBackend::new(cpu.clone(), vec![])
             .with_gpu(GpuRoute::everything_from(gpu.clone(), 1));
@@ -853,7 +889,62 @@ mod tests {
             .mul_point(Curve::P256, &[Curve::P256.generator()], &k)
             .expect_err("length mismatch");
         assert!(matches!(err, Error::LengthMismatch { .. }), "{err}");
+        assert_eq!((gpu.calls(), cpu.calls()), (1, 0));
         says(&auto, &["(in use)"]);
+        // caches that do not pair with the moduli: backends call that `Backend`, but it is
+        // the caller's, so auto checks it before the route
+        let m = batch_core::dev::random_modulus(&mut batch_core::dev::rng(4), 256);
+        let job = ModexpJob {
+            base: &[3, 0, 0, 0],
+            exponent: &[65537],
+            modulus: 0,
+        };
+        let err = auto
+            .modexp_vartime_cached(&[&m], &[], &[job])
+            .expect_err("no cache for the modulus");
+        assert!(matches!(err, Error::Backend(_)), "{err}");
+        assert_eq!((gpu.calls(), cpu.calls()), (1, 0));
+        says(&auto, &["(in use)"]);
+    }
+
+    /// With a GPU size for shared-key verification apart from the plain one, a batch mostly
+    /// under shared keys goes by the shared size, any other by the plain one.
+    #[test]
+    fn gpu_route_tells_shared_key_batches_apart() {
+        let scalar = batch_scalar::ScalarBackend::new();
+        let c = Curve::P256;
+        let (cpu, gpu) = (Counting::new(Kind::Plain), Counting::new(Kind::Plain));
+        let auto = AutoBackend::new(cpu.clone(), vec![]).with_gpu(GpuRoute::new(
+            gpu.clone(),
+            vec![
+                Threshold::new(Operation::MulDoubleVartime(c), 100),
+                Threshold::new(Operation::MulDoubleSharedVartime(c), 8),
+            ],
+        ));
+        let mut r = batch_core::dev::rng(6);
+        let keys: Vec<AffinePoint> = scalar
+            .mul_base(c, &batch_core::dev::ec_scalars(&mut r, c, 12)[4..])
+            .expect("batch")
+            .into_iter()
+            .map(|p| p.expect("key"))
+            .collect();
+        let min = shared_route_min(c);
+        // (points, goes to the GPU): one key for 8 jobs; 8 distinct keys; 7 jobs on one key
+        for (pts, want_gpu) in [
+            (vec![keys[0]; min], true),
+            (keys.clone(), false),
+            (vec![keys[1]; 7], false),
+        ] {
+            let u = batch_core::dev::ec_scalars(&mut r, c, 2 * pts.len());
+            let (u1, u2) = u.split_at(pts.len());
+            let before = gpu.calls();
+            let got = auto.mul_double_vartime(c, u1, u2, &pts).expect("batch");
+            assert_eq!(
+                got,
+                scalar.mul_double_vartime(c, u1, u2, &pts).expect("batch")
+            );
+            assert_eq!(gpu.calls() > before, want_gpu, "{} jobs", pts.len());
+        }
     }
 
     #[test]

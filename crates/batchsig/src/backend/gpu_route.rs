@@ -99,7 +99,7 @@ impl Wanted {
     fn parse(value: Option<&str>) -> Result<Self, String> {
         match value.map(str::trim) {
             None | Some("") => Ok(Wanted::Measured),
-            Some("off") => Ok(Wanted::Off),
+            Some(v) if v.eq_ignore_ascii_case("off") => Ok(Wanted::Off),
             Some(v) => match v.parse::<usize>() {
                 Ok(n) if n > 0 => Ok(Wanted::From(n)),
                 _ => Err(format!(
@@ -154,8 +154,14 @@ impl GpuRoute {
     ///   a software one included (the caller asked for it).
     ///
     /// `Err` says why a value was not understood (then there is no route). Without the `wgpu`
-    /// feature there is never a route.
+    /// feature there is never a route. Made once per process: every `auto` shares the one
+    /// route, its device, and its state (a route switched off stays off).
     pub fn measured() -> Result<Option<Self>, String> {
+        static ROUTE: OnceLock<Result<Option<GpuRoute>, String>> = OnceLock::new();
+        ROUTE.get_or_init(Self::from_env).clone()
+    }
+
+    fn from_env() -> Result<Option<Self>, String> {
         let from = match Wanted::parse(std::env::var(ENV).ok().as_deref())? {
             Wanted::Off => return Ok(None),
             Wanted::Measured if MEASURED_FROM.is_empty() => return Ok(None),
@@ -172,7 +178,10 @@ impl GpuRoute {
         }
         #[cfg(not(feature = "wgpu"))]
         {
-            let _ = from;
+            // the measured sizes are for builds with a GPU backend; only an explicit ask fails
+            if from.is_none() {
+                return Ok(None);
+            }
             Err(format!(
                 "{ENV} asks for a GPU route but this build has no GPU backend (the `wgpu` feature)"
             ))
@@ -202,7 +211,7 @@ impl GpuRoute {
     /// The GPU backend for a batch of `jobs` jobs of `op` whose widest modulus has `bits`
     /// bits, if the batch goes there.
     pub(super) fn take(&self, op: Operation, jobs: usize, bits: usize) -> Option<&dyn Backend> {
-        if jobs < self.min_jobs(op, bits)? || self.state.failed.get().is_some() {
+        if jobs == 0 || jobs < self.min_jobs(op, bits)? || self.state.failed.get().is_some() {
             return None;
         }
         if !op
@@ -236,7 +245,10 @@ impl GpuRoute {
         sizes.dedup();
         let sizes = match sizes.as_slice() {
             [] => "no operation".to_string(),
-            [n] if self.from.len() == Operation::all().len() => {
+            [n] if Operation::all()
+                .into_iter()
+                .all(|op| self.from.contains(&Threshold::new(op, *n))) =>
+            {
                 format!("every operation from {n} jobs")
             }
             _ => self
