@@ -68,4 +68,6 @@ BATCHSIG_AUTO_GPU=1 BATCHSIG_WGPU_NORMALIZE=host timeout "${NORM_LIMIT:-80}" .gp
   > "$OUT/speed-host-normalize.txt" 2> "$logs/host-normalize.err" || status=1
 tail -n 5 "$logs/host-normalize.err" >> "$OUT/speed-host-normalize.txt"
 cat "$OUT/speed-host-normalize.txt"
+grep -q 'on wgpu (in use)' "$OUT/speed-host-normalize.txt" ||
+  { echo "auto's forced GPU route did not run on wgpu"; status=1; }
 exit $status

@@ -27,8 +27,12 @@ pub struct Crossover {
     /// The largest swept size at which another backend was ahead: the crossover lies between
     /// this and `from_batch`. `null` where the GPU led at every size.
     pub behind_at: Option<usize>,
-    /// `[batch, GPU ÷ best other, best other's name]` at every size both measured.
+    /// `[batch, GPU ÷ best other, best other's name]` at every size another backend
+    /// measured; the ratio is 0 where the GPU has no figure there (failed, or skipped as too
+    /// slow), which counts as behind.
     pub ratios: Vec<(usize, f64, String)>,
+    /// The sweep's threads (the CPU backends' share of the machine).
+    pub threads: usize,
     /// The backend operation `auto` routes (`Modexp`, `MulBase(P256)`, …), the jobs one
     /// signature or verification makes of it (2 for RSA signing: the CRT halves), so
     /// `from_batch × jobs_per_op` is the size for the route, and for RSA the modulus width of
@@ -81,18 +85,20 @@ pub fn crossovers(sweep: &[SweepRecord], exclude: &[&str]) -> Vec<Crossover> {
             .filter(|p| p.backend == gpu && p.alg == alg && p.op == op)
             .map(|p| p.batch)
             .collect();
+        let threads = sweep
+            .iter()
+            .find(|p| p.backend == gpu && p.alg == alg && p.op == op)
+            .map_or(0, |p| p.threads);
         sizes.sort_unstable();
         sizes.dedup();
         let mut ratios = Vec::new();
         for n in sizes {
             let rate = |p: &SweepRecord| p.ops_per_sec.filter(|r| *r > 0.0);
-            let Some(g) = sweep
+            let g = sweep
                 .iter()
                 .find(|p| p.backend == gpu && p.alg == alg && p.op == op && p.batch == n)
                 .and_then(rate)
-            else {
-                continue;
-            };
+                .unwrap_or(0.0);
             let best = sweep
                 .iter()
                 .filter(others)
@@ -120,6 +126,7 @@ pub fn crossovers(sweep: &[SweepRecord], exclude: &[&str]) -> Vec<Crossover> {
             from_batch,
             behind_at,
             ratios,
+            threads,
             route: format!("{route:?}"),
             jobs_per_op,
             modulus_bits,
@@ -169,18 +176,47 @@ pub fn table(crossovers: &[Crossover]) -> String {
             c.operation,
             ratios.join(" ")
         );
-        if let Some(n) = c.from_batch {
-            let jobs = n * c.jobs_per_op;
-            // as Rust, for `MEASURED_FROM` in batchsig's gpu_route.rs
-            let op = c.route.replace("(P", "(Curve::P");
-            let entry = match c.modulus_bits {
-                Some(b) => format!("Threshold::new(Operation::{op}, {jobs}).up_to_bits({b})"),
-                None => format!("Threshold::new(Operation::{op}, {jobs})"),
-            };
-            let _ = writeln!(s, "{:<32} route for auto: {entry}", "");
+    }
+    let entries = entries(crossovers);
+    if !entries.is_empty() {
+        let _ = writeln!(
+            s,
+            "  entries for auto's GPU route (MEASURED_FROM in batchsig's gpu_route.rs; the larger \
+             size where two operations share a route):"
+        );
+        for e in entries {
+            let _ = writeln!(s, "    {e},");
         }
     }
     s
+}
+
+/// The `Threshold` entries, as Rust, for the crossovers the GPU reached: one per backend
+/// operation and modulus width (RSA verify and verify-one-key are both `ModexpVartime`), at
+/// the larger size where two disagree.
+pub fn entries(crossovers: &[Crossover]) -> Vec<String> {
+    let mut merged: Vec<(&str, Option<usize>, usize)> = Vec::new();
+    for c in crossovers {
+        let Some(n) = c.from_batch else { continue };
+        let jobs = n * c.jobs_per_op;
+        match merged
+            .iter_mut()
+            .find(|(r, b, _)| *r == c.route && *b == c.modulus_bits)
+        {
+            Some(e) => e.2 = e.2.max(jobs),
+            None => merged.push((&c.route, c.modulus_bits, jobs)),
+        }
+    }
+    merged
+        .into_iter()
+        .map(|(route, bits, jobs)| {
+            let op = route.replace("(P", "(Curve::P");
+            match bits {
+                Some(b) => format!("Threshold::new(Operation::{op}, {jobs}).up_to_bits({b})"),
+                None => format!("Threshold::new(Operation::{op}, {jobs})"),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -256,20 +292,56 @@ mod tests {
         assert_eq!((c[2].from_batch, c[2].behind_at), (Some(64), None));
         let text = table(&c);
         assert!(
-            text.contains(
-                "route for auto: Threshold::new(Operation::Modexp, 8192).up_to_bits(1024)"
-            ),
+            text.contains("    Threshold::new(Operation::Modexp, 8192).up_to_bits(1024),\n"),
             "{text}"
         );
         assert!(
-            text.contains("route for auto: Threshold::new(Operation::MulBase(Curve::P256), 64)\n"),
+            text.contains("    Threshold::new(Operation::MulBase(Curve::P256), 64),\n"),
             "{text}"
         );
         assert!(text.contains("behind at the largest size"), "{text}");
+        assert_eq!(entries(&c).len(), 2, "none for P-256 verify");
         // `auto` left out (it routes to the GPU itself): avx2 alone is the yardstick
         let c = crossovers(&sweep, &["auto"]);
         assert_eq!(c[0].against, ["avx2"]);
         assert_eq!(c[0].ratios[0].2, "avx2");
         assert_eq!(c.len(), 1, "no other backend for P-256");
+    }
+
+    /// A size where the GPU has no figure (failed or skipped) but another backend has one
+    /// counts as behind; two operations on one route give one entry, at the larger size.
+    #[test]
+    fn missing_gpu_points_count_as_behind_and_entries_merge() {
+        let rsa = Alg::Rsa(3072);
+        let mut sweep = Vec::new();
+        for (n, g) in [
+            (1, Some(100.0)),
+            (256, Some(5000.0)),
+            (1024, None),
+            (4096, Some(6000.0)),
+        ] {
+            sweep.push(point("wgpu", rsa, Op::Sign, n, g));
+            sweep.push(point("avx2", rsa, Op::Sign, n, Some(1000.0)));
+        }
+        // verify ahead from 256, verify-one-key from 1024: both ModexpVartime at 3072 bits
+        for (op, from) in [(Op::Verify, 256), (Op::VerifyOneKey, 1024)] {
+            for n in [16, 256, 1024] {
+                let g = if n >= from { 2000.0 } else { 10.0 };
+                sweep.push(point("wgpu", rsa, op, n, Some(g)));
+                sweep.push(point("avx2", rsa, op, n, Some(1000.0)));
+            }
+        }
+        let c = crossovers(&sweep, &[]);
+        assert_eq!((c[0].from_batch, c[0].behind_at), (Some(4096), Some(1024)));
+        assert_eq!(c[0].ratios[2], (1024, 0.0, "avx2".to_string()));
+        assert_eq!(c[1].from_batch, Some(256));
+        assert_eq!(c[2].from_batch, Some(1024));
+        assert_eq!(
+            entries(&c),
+            [
+                "Threshold::new(Operation::Modexp, 8192).up_to_bits(1536)",
+                "Threshold::new(Operation::ModexpVartime, 1024).up_to_bits(3072)",
+            ]
+        );
     }
 }
