@@ -80,24 +80,21 @@ pub fn crossovers(sweep: &[SweepRecord], exclude: &[&str]) -> Vec<Crossover> {
             .map(|p| p.backend.clone())
             .collect();
         unique(&mut against);
-        let mut sizes: Vec<usize> = sweep
+        let mine: Vec<&SweepRecord> = sweep
             .iter()
             .filter(|p| p.backend == gpu && p.alg == alg && p.op == op)
-            .map(|p| p.batch)
             .collect();
-        let threads = sweep
-            .iter()
-            .find(|p| p.backend == gpu && p.alg == alg && p.op == op)
-            .map_or(0, |p| p.threads);
+        let threads = mine.first().map_or(0, |p| p.threads);
+        let mut sizes: Vec<usize> = mine.iter().map(|p| p.batch).collect();
         sizes.sort_unstable();
         sizes.dedup();
         let mut ratios = Vec::new();
         for n in sizes {
             let rate = |p: &SweepRecord| p.ops_per_sec.filter(|r| *r > 0.0);
-            let g = sweep
+            let g = mine
                 .iter()
-                .find(|p| p.backend == gpu && p.alg == alg && p.op == op && p.batch == n)
-                .and_then(rate)
+                .find(|p| p.batch == n)
+                .and_then(|p| rate(p))
                 .unwrap_or(0.0);
             let best = sweep
                 .iter()

@@ -180,11 +180,6 @@ impl AutoBackend {
         }
     }
 
-    /// The GPU route, if any.
-    pub fn gpu(&self) -> Option<&GpuRoute> {
-        self.gpu.as_ref()
-    }
-
     /// The routing measured on this project's reference machines (docs/PERF.md,
     /// `batch-speed --threads 1`, batch 1024), chosen by the CPU features detected here — a
     /// table, not a start-up calibration, so the choice is the same in every process and

@@ -188,11 +188,6 @@ impl GpuRoute {
         }
     }
 
-    /// The backend behind the route.
-    pub fn backend(&self) -> &Arc<dyn Backend> {
-        &self.backend
-    }
-
     /// The fewest jobs a batch of `op` needs to go to the GPU, if it ever does; `bits`: the
     /// batch's widest modulus (0 for the curve operations).
     pub fn min_jobs(&self, op: Operation, bits: usize) -> Option<usize> {
