@@ -65,9 +65,10 @@ pub trait CurveSpec<const L: usize>: 'static {
     /// `u₁·G + u₂·Q` for a chunk of verification jobs: one job at a time
     /// ([`straus::mul_double_chunk_vartime`]) unless the spec pairs them
     /// ([`straus::mul_double_chunk_paired_vartime`]), chosen per field by measurement (Zen 4,
-    /// `avx2bench`, distinct-key `u₁·G + u₂·Q`): paired for P-256 (`mulx` field 1.14×,
-    /// portable 1.02×) and P-384 on `mulx` (1.04×); not for P-521 (`mulx` 0.86×, portable
-    /// 0.91×), portable P-384 (0.94×) and P-224 (0.99×).
+    /// `avx2bench`, distinct-key `u₁·G + u₂·Q`): paired for P-256 and P-384 on `mulx`
+    /// (1.14×, 1.04×); not for P-521 (`mulx` 0.86×, portable 0.91×), portable P-384 (0.94×),
+    /// P-224 (0.99×) and portable P-256 (1.02×, not worth it: LLVM spent 110 s of the crate's
+    /// build optimising that one loop, every build, docs/PERF.md).
     #[inline(always)]
     fn mul_double_chunk(jobs: &[straus::DoubleJob<L>]) -> Vec<ProjectivePoint<L>> {
         straus::mul_double_chunk_vartime(Self::arith(), Self::g_odd(), jobs)
@@ -108,10 +109,6 @@ impl CurveSpec<4> for SpecP256 {
     }
     fn g_odd() -> &'static straus::OddMultiples<4> {
         straus::g_odd_p256()
-    }
-    #[inline(always)]
-    fn mul_double_chunk(jobs: &[straus::DoubleJob<4>]) -> Vec<ProjectivePoint<4>> {
-        straus::mul_double_chunk_paired_vartime(Self::arith(), Self::g_odd(), jobs)
     }
 }
 
