@@ -296,6 +296,20 @@ fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
+/// Whether Mesa's software adapter was told to skip LLVM's optimisation passes
+/// (`GALLIVM_PERF` holding `nopt`, as `.ci/run` sets it for the tests): its shaders then
+/// compile in about half the time and run slower, so figures measured so must say it.
+fn llvm_unoptimised() -> bool {
+    std::env::var("GALLIVM_PERF").is_ok_and(|v| gallivm_perf_has_nopt(&v))
+}
+
+/// Whether a `GALLIVM_PERF` value turns `nopt` on (Mesa reads it as a list of flag names, or
+/// `all`).
+fn gallivm_perf_has_nopt(v: &str) -> bool {
+    v.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .any(|f| f == "nopt" || f == "all")
+}
+
 fn device_type_word(t: wgpu::DeviceType) -> &'static str {
     match t {
         wgpu::DeviceType::Cpu => "software (CPU)",
@@ -461,11 +475,16 @@ impl GpuContext {
             format!(", driver {} {}", i.driver, i.driver_info)
         };
         format!(
-            "{} ({:?}, {}{}); {}",
+            "{} ({:?}, {}{}{}); {}",
             i.name,
             i.backend,
             device_type_word(i.device_type),
             driver.trim_end(),
+            if i.device_type == wgpu::DeviceType::Cpu && llvm_unoptimised() {
+                "; shaders compiled without LLVM's optimisation passes (GALLIVM_PERF=nopt)"
+            } else {
+                ""
+            },
             self.arith.describe()
         )
     }
@@ -877,6 +896,16 @@ impl GpuContext {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn gallivm_perf_flags_are_read_as_mesa_lists_them() {
+        for on in ["nopt", "brilinear,nopt", "nopt, rho_approx", "all"] {
+            assert!(gallivm_perf_has_nopt(on), "{on}");
+        }
+        for off in ["", "brilinear", "no_quad_lod,rho_approx", "noptx", "xnopt"] {
+            assert!(!gallivm_perf_has_nopt(off), "{off}");
+        }
+    }
 
     #[test]
     fn size_classes_stay_under_the_buffer_limit() {
