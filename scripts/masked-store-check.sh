@@ -10,7 +10,7 @@
 # `field::select_entries` keep such selections in registers; this scan proves it for the code
 # as built, in every monomorphised instance.
 #
-#   scripts/masked-store-check.sh [BINARY]   default: target/release/ct-check-checked (ct-check.sh
+#   scripts/masked-store-check.sh [BINARY]   default: target/release/ct-check (ct-check.sh
 #                                            builds it; it links every backend)
 #
 # Allowed, by function: those named `_vartime` (public inputs only, by the project's naming
@@ -20,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bin="${1:-${CARGO_TARGET_DIR:-target}/release/ct-check-checked}"
+bin="${1:-${CARGO_TARGET_DIR:-target}/release/ct-check}"
 if ! command -v objdump >/dev/null 2>&1; then
     echo "masked-store-check.sh: objdump is not installed (apt-get install binutils)" >&2
     exit 1

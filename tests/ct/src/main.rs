@@ -17,6 +17,12 @@
 //!
 //! Public results (signatures, points) are marked defined again before they are compared; the
 //! library marks its own public-by-design intermediate values (`batch_core::ct::declassify`).
+//!
+//! The `demo-leak` sections run only when named (`scripts/ct-check.sh --demo-leak`): RSA-2048
+//! signing, its key loaded from secret components as above, on a backend that sends the
+//! signature's exponentiations to the scalar backend's variable-time path ([`LeakyBackend`]).
+//! The check must report it, or it is vacuous: it shows that the signing path's secrets
+//! reach the arithmetic still marked, and that a branch on them there is caught.
 #![allow(unsafe_code)] // the Valgrind client request in `valgrind`, one `asm!` block
 
 use std::process::ExitCode;
@@ -118,6 +124,65 @@ impl TryRng for SecretRng {
 }
 // Infallible, so `Rng` and `CryptoRng` come from rand_core's blanket impls.
 impl TryCryptoRng for SecretRng {}
+
+/// The bug the `demo-leak` sections plant: a backend whose constant-time `modexp` is the
+/// scalar backend's variable-time one (square-and-multiply that skips zero exponent bits),
+/// as if a backend had routed signing to its verification path. Everything else forwards.
+#[derive(Debug)]
+struct LeakyBackend(batch_scalar::ScalarBackend);
+
+impl Backend for LeakyBackend {
+    fn name(&self) -> &'static str {
+        "leaky"
+    }
+    fn description(&self) -> String {
+        format!(
+            "{} (modexp on its variable-time path)",
+            self.0.description()
+        )
+    }
+    fn availability(&self) -> batch_core::Availability {
+        self.0.availability()
+    }
+    fn modexp(
+        &self,
+        moduli: &[&[u64]],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<batch_core::JobResult<Vec<u64>>>, batch_core::Error> {
+        self.0.modexp_vartime(moduli, jobs) // the deliberate leak
+    }
+    fn modexp_vartime(
+        &self,
+        moduli: &[&[u64]],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<batch_core::JobResult<Vec<u64>>>, batch_core::Error> {
+        self.0.modexp_vartime(moduli, jobs)
+    }
+    fn mul_base(
+        &self,
+        curve: Curve,
+        scalars: &[EcUint],
+    ) -> Result<Vec<batch_core::JobResult<AffinePoint>>, batch_core::Error> {
+        self.0.mul_base(curve, scalars)
+    }
+    fn mul_point(
+        &self,
+        curve: Curve,
+        points: &[AffinePoint],
+        scalars: &[EcUint],
+    ) -> Result<Vec<batch_core::JobResult<AffinePoint>>, batch_core::Error> {
+        self.0.mul_point(curve, points, scalars)
+    }
+    fn mul_double_vartime(
+        &self,
+        curve: Curve,
+        u1: &[EcUint],
+        u2: &[EcUint],
+        points: &[AffinePoint],
+    ) -> Result<Vec<batch_core::JobResult<AffinePoint>>, batch_core::Error> {
+        self.0.mul_double_vartime(curve, u1, u2, points)
+    }
+}
 
 /// Jobs per batch: with the AVX2 backend, one 4-lane group plus one job on its scalar tail.
 const BATCH: usize = 5;
@@ -399,7 +464,14 @@ fn check_ecdsa(backend: &dyn Backend, curve: Curve, rng: &mut ChaCha20Rng) -> Ch
 fn main() -> ExitCode {
     batch_core::ct::set_declassify_hook(valgrind::declassify_hook);
     let only: Vec<String> = std::env::args().skip(1).collect();
-    let wanted = |name: &str| only.is_empty() || only.iter().any(|o| name.starts_with(o.as_str()));
+    // Every section but the demo's unless some are named; the demo's only when named.
+    let wanted = |name: &str| {
+        if only.is_empty() {
+            !name.starts_with("demo-leak")
+        } else {
+            only.iter().any(|o| name.starts_with(o.as_str()))
+        }
+    };
     eprintln!("ct-check: under Valgrind: {}", valgrind::running());
     eprintln!(
         "ct-check: avx2 scalar tail on the mulx/adx kernel: {}",
@@ -469,6 +541,10 @@ fn main() -> ExitCode {
             });
         }
     }
+    let leaky = LeakyBackend(batch_scalar::ScalarBackend::with_threads(1).expect("pool"));
+    run("demo-leak/rsa/scalar/2048".into(), &mut || {
+        check_rsa(&leaky, 2048, &mut rng)
+    });
     if failed == 0 {
         ExitCode::SUCCESS
     } else {

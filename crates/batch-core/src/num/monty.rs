@@ -354,10 +354,6 @@ impl<const L: usize> MontyParams<L> {
                 }
             }
             let idx = super::window(e, j * w, w);
-            #[cfg(feature = "ct-demo-leak")]
-            if idx == 0 {
-                continue; // the deliberate leak: a branch on a secret exponent window
-            }
             let entry = ct_lookup(&table, idx);
             acc = self.mul_in(k, &acc, &entry);
         }
