@@ -374,7 +374,7 @@ impl KeyPool {
 mod tests {
     use std::sync::Mutex;
 
-    use batch_core::{AffinePoint, Availability, EcUint, Error, JobResult, ModexpJob};
+    use batch_core::{AffinePoint, EcUint, Error, Forward, JobResult, ModexpJob};
 
     use super::*;
 
@@ -386,22 +386,15 @@ mod tests {
         points: Mutex<Vec<usize>>,
     }
 
-    impl Backend for Counting {
+    impl Forward for Counting {
+        fn inner(&self) -> &dyn Backend {
+            &self.inner
+        }
         fn name(&self) -> &'static str {
             "counting"
         }
         fn description(&self) -> String {
             "scalar, counting keys".into()
-        }
-        fn availability(&self) -> Availability {
-            Availability::Available
-        }
-        fn modexp(
-            &self,
-            moduli: &[&[u64]],
-            jobs: &[ModexpJob<'_>],
-        ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
-            self.inner.modexp(moduli, jobs)
         }
         fn modexp_vartime(
             &self,
@@ -410,17 +403,6 @@ mod tests {
         ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
             self.moduli.lock().unwrap().push(moduli.len());
             self.inner.modexp_vartime(moduli, jobs)
-        }
-        fn mul_base(&self, c: Curve, k: &[EcUint]) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-            self.inner.mul_base(c, k)
-        }
-        fn mul_point(
-            &self,
-            c: Curve,
-            q: &[AffinePoint],
-            k: &[EcUint],
-        ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-            self.inner.mul_point(c, q, k)
         }
         fn mul_double_vartime(
             &self,

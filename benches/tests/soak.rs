@@ -36,35 +36,19 @@ fn soak_every_backend_briefly() {
 /// scheme as a fault, so its signatures are errors) must be reported, not soaked quietly.
 #[test]
 fn soak_reports_a_broken_backend() {
-    use batch_core::{
-        AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob,
-    };
+    use batch_core::{AffinePoint, Backend, Curve, EcUint, Error, Forward, JobResult};
 
     #[derive(Debug)]
     struct OffCurve(batch_scalar::ScalarBackend);
-    impl Backend for OffCurve {
+    impl Forward for OffCurve {
+        fn inner(&self) -> &dyn Backend {
+            &self.0
+        }
         fn name(&self) -> &'static str {
             "off-curve"
         }
         fn description(&self) -> String {
             "scalar with every k·G moved off the curve".into()
-        }
-        fn availability(&self) -> Availability {
-            Availability::Available
-        }
-        fn modexp(
-            &self,
-            m: &[&[u64]],
-            j: &[ModexpJob<'_>],
-        ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
-            self.0.modexp(m, j)
-        }
-        fn modexp_vartime(
-            &self,
-            m: &[&[u64]],
-            j: &[ModexpJob<'_>],
-        ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
-            self.0.modexp_vartime(m, j)
         }
         fn mul_base(&self, c: Curve, k: &[EcUint]) -> Result<Vec<JobResult<AffinePoint>>, Error> {
             let mut r = self.0.mul_base(c, k)?;
@@ -72,23 +56,6 @@ fn soak_reports_a_broken_backend() {
                 p.y.0[0] ^= 1;
             }
             Ok(r)
-        }
-        fn mul_point(
-            &self,
-            c: Curve,
-            q: &[AffinePoint],
-            k: &[EcUint],
-        ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-            self.0.mul_point(c, q, k)
-        }
-        fn mul_double_vartime(
-            &self,
-            c: Curve,
-            a: &[EcUint],
-            b: &[EcUint],
-            q: &[AffinePoint],
-        ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-            self.0.mul_double_vartime(c, a, b, q)
         }
     }
     let r = batch_bench::soak::soak(

@@ -1,7 +1,7 @@
 //! Bad input gets a clear error for its own job — never a panic, never a wrong signature —
 //! and faults injected into a backend are caught before a signature leaves the library.
 
-use batch_core::{AffinePoint, Availability, Backend, Curve, EcUint, Error, JobResult, ModexpJob};
+use batch_core::{AffinePoint, Backend, Curve, EcUint, Error, Forward, JobResult, ModexpJob};
 use batch_scalar::ScalarBackend;
 use batchsig::ecdsa::{self, EcdsaPrivateKey, EcdsaPublicKey, EcdsaSignature, NonceMode};
 use batchsig::rsa::{RsaPrivateKey, RsaPublicKey, RsaScheme};
@@ -176,15 +176,15 @@ struct Faulty {
     corrupt_check: Option<usize>,
 }
 
-impl Backend for Faulty {
+impl Forward for Faulty {
+    fn inner(&self) -> &dyn Backend {
+        &self.inner
+    }
     fn name(&self) -> &'static str {
         "faulty"
     }
     fn description(&self) -> String {
         "corrupts one result".into()
-    }
-    fn availability(&self) -> Availability {
-        Availability::Available
     }
     fn modexp(
         &self,
@@ -214,23 +214,6 @@ impl Backend for Faulty {
             p.y.0[0] ^= 1;
         }
         Ok(r)
-    }
-    fn mul_point(
-        &self,
-        c: Curve,
-        q: &[AffinePoint],
-        k: &[EcUint],
-    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-        self.inner.mul_point(c, q, k)
-    }
-    fn mul_double_vartime(
-        &self,
-        c: Curve,
-        a: &[EcUint],
-        b: &[EcUint],
-        q: &[AffinePoint],
-    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
-        self.inner.mul_double_vartime(c, a, b, q)
     }
 }
 

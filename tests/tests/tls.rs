@@ -11,6 +11,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
+use batch_core::{AffinePoint, Availability, Backend, EcUint, Forward, JobResult};
 use batch_tests::{openssl, openssl_run, write_file as write};
 use batch_tls::x509::{self, ChainOptions};
 use batch_tls::{
@@ -845,40 +846,27 @@ enum Fault {
     Unavailable,
 }
 
-impl batch_core::Backend for Faulty {
+impl Forward for Faulty {
+    fn inner(&self) -> &dyn Backend {
+        &self.inner
+    }
     fn name(&self) -> &'static str {
         "faulty"
     }
     fn description(&self) -> String {
         "scalar with injected faults".into()
     }
-    fn availability(&self) -> batch_core::Availability {
+    fn availability(&self) -> Availability {
         match self.fault {
-            Fault::Unavailable => {
-                batch_core::Availability::Unavailable("no device in this test".into())
-            }
+            Fault::Unavailable => Availability::Unavailable("no device in this test".into()),
             _ => self.inner.availability(),
         }
     }
-    fn modexp(
-        &self,
-        moduli: &[&[u64]],
-        jobs: &[batch_core::ModexpJob<'_>],
-    ) -> Result<Vec<batch_core::JobResult<Vec<u64>>>, Error> {
-        self.inner.modexp(moduli, jobs)
-    }
-    fn modexp_vartime(
-        &self,
-        moduli: &[&[u64]],
-        jobs: &[batch_core::ModexpJob<'_>],
-    ) -> Result<Vec<batch_core::JobResult<Vec<u64>>>, Error> {
-        self.inner.modexp_vartime(moduli, jobs)
-    }
     fn mul_base(
         &self,
-        curve: batchsig::Curve,
-        scalars: &[batch_core::EcUint],
-    ) -> Result<Vec<batch_core::JobResult<batch_core::AffinePoint>>, Error> {
+        curve: Curve,
+        scalars: &[EcUint],
+    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         match self.fault {
             Fault::DeviceLost => Err(Error::Backend("device lost".into())),
             _ => self.inner.mul_base(curve, scalars),
@@ -886,10 +874,10 @@ impl batch_core::Backend for Faulty {
     }
     fn mul_point(
         &self,
-        curve: batchsig::Curve,
-        points: &[batch_core::AffinePoint],
-        scalars: &[batch_core::EcUint],
-    ) -> Result<Vec<batch_core::JobResult<batch_core::AffinePoint>>, Error> {
+        curve: Curve,
+        points: &[AffinePoint],
+        scalars: &[EcUint],
+    ) -> Result<Vec<JobResult<AffinePoint>>, Error> {
         let mut out = self.inner.mul_point(curve, points, scalars)?;
         if let Fault::OffCurveEcdh(i) = self.fault {
             let job = if points.len() > 1 {
@@ -905,15 +893,6 @@ impl batch_core::Backend for Faulty {
             }
         }
         Ok(out)
-    }
-    fn mul_double_vartime(
-        &self,
-        curve: batchsig::Curve,
-        u1: &[batch_core::EcUint],
-        u2: &[batch_core::EcUint],
-        points: &[batch_core::AffinePoint],
-    ) -> Result<Vec<batch_core::JobResult<batch_core::AffinePoint>>, Error> {
-        self.inner.mul_double_vartime(curve, u1, u2, points)
     }
 }
 

@@ -6,6 +6,8 @@
 //!   representation; backends may use their own internally).
 //! - [`curve`]: P-224, P-256, P-384 and P-521 parameters and the affine point type at the seam.
 //! - [`Error`]: what went wrong with which job or batch.
+//! - [`Forward`]: a backend built on another, replacing some of its operations (tests'
+//!   fault injection and instrumentation).
 //! - [`ct`]: constant-time comparisons on limb slices, and the hook of the Valgrind check.
 //! - [`pool::Pool`]: the thread pool a CPU backend spreads its batches over.
 //! - [`shared`]: splitting verification batches by shared public point.
@@ -18,6 +20,7 @@ pub mod curve;
 #[cfg(feature = "dev")]
 pub mod dev;
 pub mod error;
+pub mod forward;
 pub mod groups;
 pub mod jacobian;
 pub mod num;
@@ -28,3 +31,4 @@ pub mod shared;
 pub use backend::{Availability, Backend, ModexpJob, ModulusCache, MAX_BATCH, MAX_MODULUS_BITS};
 pub use curve::{AffinePoint, Curve, EcUint};
 pub use error::{Error, JobResult};
+pub use forward::Forward;

@@ -27,7 +27,7 @@
 
 use std::process::ExitCode;
 
-use batch_core::{AffinePoint, Backend, Curve, EcUint, ModexpJob};
+use batch_core::{AffinePoint, Backend, Curve, EcUint, Forward, ModexpJob};
 use batchsig::ecdsa::{EcdsaPrivateKey, EcdsaSignJob, NonceMode};
 use batchsig::rsa::{RsaPrivateKey, RsaScheme, RsaSignJob};
 use batchsig::HashAlg;
@@ -132,7 +132,10 @@ impl TryCryptoRng for SecretRng {}
 #[derive(Debug)]
 struct LeakyBackend<'a>(&'a dyn Backend);
 
-impl Backend for LeakyBackend<'_> {
+impl Forward for LeakyBackend<'_> {
+    fn inner(&self) -> &dyn Backend {
+        self.0
+    }
     fn name(&self) -> &'static str {
         "leaky"
     }
@@ -142,46 +145,12 @@ impl Backend for LeakyBackend<'_> {
             self.0.description()
         )
     }
-    fn availability(&self) -> batch_core::Availability {
-        self.0.availability()
-    }
     fn modexp(
         &self,
         moduli: &[&[u64]],
         jobs: &[ModexpJob<'_>],
     ) -> Result<Vec<batch_core::JobResult<Vec<u64>>>, batch_core::Error> {
         self.0.modexp_vartime(moduli, jobs) // the deliberate leak
-    }
-    fn modexp_vartime(
-        &self,
-        moduli: &[&[u64]],
-        jobs: &[ModexpJob<'_>],
-    ) -> Result<Vec<batch_core::JobResult<Vec<u64>>>, batch_core::Error> {
-        self.0.modexp_vartime(moduli, jobs)
-    }
-    fn mul_base(
-        &self,
-        curve: Curve,
-        scalars: &[EcUint],
-    ) -> Result<Vec<batch_core::JobResult<AffinePoint>>, batch_core::Error> {
-        self.0.mul_base(curve, scalars)
-    }
-    fn mul_point(
-        &self,
-        curve: Curve,
-        points: &[AffinePoint],
-        scalars: &[EcUint],
-    ) -> Result<Vec<batch_core::JobResult<AffinePoint>>, batch_core::Error> {
-        self.0.mul_point(curve, points, scalars)
-    }
-    fn mul_double_vartime(
-        &self,
-        curve: Curve,
-        u1: &[EcUint],
-        u2: &[EcUint],
-        points: &[AffinePoint],
-    ) -> Result<Vec<batch_core::JobResult<AffinePoint>>, batch_core::Error> {
-        self.0.mul_double_vartime(curve, u1, u2, points)
     }
 }
 
