@@ -21,7 +21,9 @@ fn main() {
         .map(|i| format!("message {i}").into_bytes())
         .collect();
     let refs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
-    // Everything (the scheme's own parallel steps too) on one thread.
+    // Everything (the scheme's own parallel steps too) on one thread, entered once: entering
+    // the pool per round adds a hand-off between threads to every round, which at batch 1
+    // halved RSA-2048 verify/s (docs/PERF.md).
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
@@ -43,14 +45,15 @@ fn main() {
                 signature: &sigs[i],
             })
             .collect();
-        let mut ok = 0;
         let t = std::time::Instant::now();
-        for _ in 0..rounds {
-            let r = pool
-                .install(|| batchsig::rsa::verify_batch(&*backend, scheme, &jobs))
-                .expect("batch");
-            ok += r.iter().filter(|r| r.is_ok()).count();
-        }
+        let ok: usize = pool.install(|| {
+            (0..rounds)
+                .map(|_| {
+                    let r = batchsig::rsa::verify_batch(&*backend, scheme, &jobs).expect("batch");
+                    r.iter().filter(|r| r.is_ok()).count()
+                })
+                .sum()
+        });
         println!(
             "RSA-{bits} on {}: {ok} verifications (a key object each), {:.0}/s",
             backend.name(),
@@ -58,14 +61,15 @@ fn main() {
         );
         return;
     }
-    let mut ok = 0;
     let t = std::time::Instant::now();
-    for _ in 0..rounds {
-        let sigs = pool
-            .install(|| key.sign_batch(&*backend, scheme, &refs))
-            .expect("batch");
-        ok += sigs.iter().filter(|r| r.is_ok()).count();
-    }
+    let ok: usize = pool.install(|| {
+        (0..rounds)
+            .map(|_| {
+                let sigs = key.sign_batch(&*backend, scheme, &refs).expect("batch");
+                sigs.iter().filter(|r| r.is_ok()).count()
+            })
+            .sum()
+    });
     println!(
         "RSA-{bits} on {}: {ok} signatures, {:.0}/s",
         backend.name(),
