@@ -422,21 +422,31 @@ pub fn bits_public(limbs: &[u64]) -> usize {
 pub fn limbs_from_be_bytes(bytes: &[u8]) -> Vec<u64> {
     let n = bytes.len().div_ceil(8).max(1);
     let mut out = vec![0u64; n];
-    for (i, &b) in bytes.iter().rev().enumerate() {
-        out[i / 8] |= (b as u64) << (8 * (i % 8));
+    // A limb per 8 bytes from the end; the first (most significant) chunk may be shorter.
+    for (o, chunk) in out.iter_mut().zip(bytes.rchunks(8)) {
+        let mut w = [0u8; 8];
+        w[8 - chunk.len()..].copy_from_slice(chunk);
+        *o = u64::from_be_bytes(w);
     }
     out
 }
 
 /// Little-endian limbs to exactly `len` big-endian bytes; `None` if the value needs more.
+/// Branches only on positions and on the bytes that do not fit (whole limbs are copied).
 pub fn limbs_to_be_bytes(limbs: &[u64], len: usize) -> Option<Vec<u8>> {
     let mut out = vec![0u8; len];
-    for i in 0..8 * limbs.len() {
-        let byte = (limbs[i / 8] >> (8 * (i % 8))) as u8;
-        if i < len {
-            out[len - 1 - i] = byte;
-        } else if byte != 0 {
-            return None;
+    for (i, &l) in limbs.iter().enumerate() {
+        let lo = 8 * i; // the limb's least significant byte, counted from the end
+        if lo + 8 <= len {
+            out[len - lo - 8..len - lo].copy_from_slice(&l.to_be_bytes());
+            continue;
+        }
+        for (j, byte) in l.to_le_bytes().into_iter().enumerate() {
+            if lo + j < len {
+                out[len - 1 - lo - j] = byte;
+            } else if byte != 0 {
+                return None;
+            }
         }
     }
     Some(out)
@@ -471,6 +481,43 @@ mod tests {
         assert_eq!(limbs_to_be_bytes(&x.0, 16).unwrap(), be.to_vec());
         assert_eq!(limbs_from_be_bytes(&be), x.0.to_vec());
         assert_eq!(limbs_to_be_bytes(&x.0, 15), None);
+    }
+
+    /// The limb-at-a-time conversions against byte-at-a-time ones, at every length around the
+    /// limb boundaries, values with leading zero bytes included.
+    #[test]
+    fn byte_conversions_match_bytewise() {
+        let bytewise = |limbs: &[u64], len: usize| -> Option<Vec<u8>> {
+            let mut out = vec![0u8; len];
+            for i in 0..8 * limbs.len() {
+                let byte = (limbs[i / 8] >> (8 * (i % 8))) as u8;
+                if i < len {
+                    out[len - 1 - i] = byte;
+                } else if byte != 0 {
+                    return None;
+                }
+            }
+            Some(out)
+        };
+        let limbs = [0x0102_0304_0506_0708u64, 0x1112_1314_1516_1718, 0x21];
+        for n in 0..=3 {
+            for top_zeros in 0..3 {
+                let mut v = limbs[..n].to_vec();
+                v.extend(std::iter::repeat_n(0, top_zeros));
+                for len in 0..=8 * v.len() + 9 {
+                    assert_eq!(
+                        limbs_to_be_bytes(&v, len),
+                        bytewise(&v, len),
+                        "{v:x?}, {len}"
+                    );
+                    if let Some(be) = bytewise(&v, len) {
+                        let back = limbs_from_be_bytes(&be);
+                        assert!(back.len() == len.div_ceil(8).max(1));
+                        assert_eq!(bytewise(&back, len), Some(be), "{v:x?}, {len}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
