@@ -80,6 +80,26 @@ macro_rules! with_digest {
     };
 }
 
+pub(crate) use with_digest;
+
+/// The HMAC state per hash: [`hmac::Hmac`] where the hash exposes its block-level core (SHA-1,
+/// SHA-2), which keeps both pads' compressed states, so that a MAC under a key already set
+/// costs the message's blocks and one more; [`hmac::SimpleHmac`] for SHA-3 (a sponge).
+pub(crate) trait HmacOf {
+    type Mac: hmac::Mac + hmac::KeyInit + Clone;
+}
+
+macro_rules! hmac_of {
+    ($mac:ident: $($d:ty),*) => {
+        $(impl HmacOf for $d {
+            type Mac = hmac::$mac<$d>;
+        })*
+    };
+}
+hmac_of!(Hmac: sha1::Sha1, sha2::Sha224, sha2::Sha256, sha2::Sha384, sha2::Sha512,
+    sha2::Sha512_224, sha2::Sha512_256);
+hmac_of!(SimpleHmac: sha3::Sha3_224, sha3::Sha3_256, sha3::Sha3_384, sha3::Sha3_512);
+
 impl HashAlg {
     /// Every hash batchsig signs with (SHA-1 is not among them).
     pub const ALL: [HashAlg; 10] = [
@@ -197,19 +217,15 @@ impl HashAlg {
 
     /// HMAC over the concatenated parts.
     pub fn hmac(self, key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
-        use hmac::{Mac, SimpleHmac};
-        fn run<D: Digest + digest::block_api::BlockSizeUser>(
-            key: &[u8],
-            parts: &[&[u8]],
-        ) -> Vec<u8> {
-            let mut m = <SimpleHmac<D> as hmac::digest::KeyInit>::new_from_slice(key)
-                .expect("any key length");
+        use hmac::{KeyInit, Mac};
+        fn run<M: Mac + KeyInit>(key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
+            let mut m = <M as KeyInit>::new_from_slice(key).expect("any key length");
             for p in parts {
                 m.update(p);
             }
             m.finalize().into_bytes().to_vec()
         }
-        with_digest!(self, D => run::<D>(key, parts))
+        with_digest!(self, D => run::<<D as HmacOf>::Mac>(key, parts))
     }
 
     /// The DER `DigestInfo` of PKCS#1 v1.5 (RFC 8017 §9.2 step 2):
@@ -338,5 +354,46 @@ mod tests {
         // RFC 4231 test case 2, HMAC-SHA-224.
         let mac = HashAlg::Sha224.hmac(b"Jefe", &[b"what do ya want for nothing?"]);
         assert_eq!(mac[..4], [0xa3, 0x0e, 0x01, 0x09]);
+    }
+
+    /// Every hash's HMAC (the block-core form for SHA-1 and SHA-2) against the `hmac` crate's
+    /// generic one, with keys shorter than, as long as and longer than a block, and a state
+    /// cloned after keying giving the same MAC as a fresh one.
+    #[test]
+    fn hmac_matches_the_generic_form() {
+        use hmac::{KeyInit, Mac, SimpleHmac};
+        fn generic<D: Digest + digest::block_api::BlockSizeUser + Clone>(
+            key: &[u8],
+            msg: &[u8],
+        ) -> Vec<u8> {
+            let mut m = <SimpleHmac<D> as KeyInit>::new_from_slice(key).unwrap();
+            m.update(msg);
+            m.finalize().into_bytes().to_vec()
+        }
+        fn cloned<M: Mac + KeyInit + Clone>(key: &[u8], msg: &[u8]) -> Vec<u8> {
+            let keyed = <M as KeyInit>::new_from_slice(key).unwrap();
+            let mut first = keyed.clone();
+            first.update(b"another message");
+            let _ = first.finalize();
+            let mut m = keyed.clone();
+            m.update(msg);
+            m.finalize().into_bytes().to_vec()
+        }
+        let msg: Vec<u8> = (0..300u32).map(|i| (i * 7) as u8).collect();
+        for h in HashAlg::VERIFY {
+            for key_len in [0, 20, 64, 128, 200] {
+                let key: Vec<u8> = (0..key_len as u8).collect();
+                for len in [0, 55, 64, 129, 300] {
+                    let want = with_digest!(h, D => generic::<D>(&key, &msg[..len]));
+                    assert_eq!(
+                        h.hmac(&key, &[&msg[..len]]),
+                        want,
+                        "{h:?}, key {key_len}, {len}"
+                    );
+                    let got = with_digest!(h, D => cloned::<<D as HmacOf>::Mac>(&key, &msg[..len]));
+                    assert_eq!(got, want, "{h:?} cloned, key {key_len}, {len}");
+                }
+            }
+        }
     }
 }

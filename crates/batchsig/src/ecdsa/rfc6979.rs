@@ -10,9 +10,10 @@
 //! reveal the accepted nonce's top 9 bits — a lattice attack's input.)
 
 use batch_core::{Curve, EcUint};
+use hmac::{KeyInit, Mac};
 use zeroize::Zeroizing;
 
-use crate::hash::HashAlg;
+use crate::hash::{HashAlg, HmacOf};
 
 /// `bits2int(b)` for `curve`'s `qlen`: the leftmost `qlen` bits of `b` as an integer.
 pub fn bits2int(curve: Curve, b: &[u8]) -> EcUint {
@@ -52,28 +53,49 @@ pub fn generate_k(
     h1: &[u8],
     extra: &[u8],
 ) -> Zeroizing<EcUint> {
-    let hlen = hash.output_len();
     let xo = int2octets(curve, x);
     let ho = int2octets(curve, &bits2int_mod_n(curve, h1));
+    let hlen = hash.output_len();
+    crate::hash::with_digest!(hash, D => drbg::<<D as HmacOf>::Mac>(curve, hlen, &xo, &ho, extra))
+}
+
+/// §3.2 steps b–h with one HMAC state per key `K`, set once and cloned for each MAC under it
+/// (step e's `K` serves steps e and f, step f's serves g and h): with SHA-2, whose HMAC state
+/// keeps both pads compressed, a hedged P-256 nonce costs 20 SHA-256 compressions instead of 24.
+fn drbg<M: Mac + KeyInit + Clone>(
+    curve: Curve,
+    hlen: usize,
+    xo: &[u8],
+    ho: &[u8],
+    extra: &[u8],
+) -> Zeroizing<EcUint> {
+    let keyed = |k: &[u8]| <M as KeyInit>::new_from_slice(k).expect("any key length");
+    let mac = |key: &M, parts: &[&[u8]]| {
+        let mut m = key.clone();
+        for p in parts {
+            m.update(p);
+        }
+        Zeroizing::new(m.finalize().into_bytes().to_vec())
+    };
     let mut v = Zeroizing::new(vec![1u8; hlen]);
-    let mut k = Zeroizing::new(vec![0u8; hlen]);
-    *k = hash.hmac(&k, &[&v, &[0], &xo, &ho, extra]);
-    *v = hash.hmac(&k, &[&v]);
-    *k = hash.hmac(&k, &[&v, &[1], &xo, &ho, extra]);
-    *v = hash.hmac(&k, &[&v]);
+    let mut k = keyed(&vec![0u8; hlen]);
+    k = keyed(&mac(&k, &[&v, &[0], xo, ho, extra]));
+    v = mac(&k, &[&v]);
+    k = keyed(&mac(&k, &[&v, &[1], xo, ho, extra]));
+    v = mac(&k, &[&v]);
     let n = curve.order();
     loop {
         let mut t = Zeroizing::new(Vec::with_capacity(curve.field_bytes() + hlen));
         while 8 * t.len() < curve.bits() {
-            *v = hash.hmac(&k, &[&v]);
+            v = mac(&k, &[&v]);
             t.extend_from_slice(&v);
         }
         let cand = Zeroizing::new(bits2int(curve, &t));
         if batch_core::ct::declassify_mask(!cand.is_zero_mask() & cand.ct_lt_mask(&n)) {
             return cand;
         }
-        *k = hash.hmac(&k, &[&v, &[0]]);
-        *v = hash.hmac(&k, &[&v]);
+        k = keyed(&mac(&k, &[&v, &[0]]));
+        v = mac(&k, &[&v]);
     }
 }
 
