@@ -69,49 +69,12 @@ impl CurveArith<4> for P256Adx {
         Uint(half(&a.0))
     }
 
-    /// On AVX2 where present (`select_pair_avx2`: an entry in two 256-bit loads; the comb
-    /// reads 64 entries a window), else the portable scan.
+    /// On AVX2 where present ([`super::select_pair`]: an entry in two 256-bit loads; the
+    /// comb reads 64 entries a window), else the portable scan.
     #[inline(always)]
     fn select_pair(&self, table: &[[Uint<4>; 2]], mag: u64) -> [Uint<4>; 2] {
-        match self.avx2 {
-            // SAFETY: the `Avx2` proof exists only where the CPU has AVX2.
-            Some(_) => unsafe { select_pair_avx2(table, mag) },
-            None => batch_core::num::select_pair(table, mag),
-        }
+        super::select_pair(self.avx2, table, mag)
     }
-}
-
-/// [`batch_core::num::select_pair`] with an entry's `x` and `y` in one 256-bit register each
-/// (LLVM's own vectorisation of the portable scan gathered across entries instead). Same
-/// masks ([`batch_core::num::scan_masks`]), every entry read.
-#[target_feature(enable = "avx2")]
-fn select_pair_avx2(table: &[[Uint<4>; 2]], mag: u64) -> [Uint<4>; 2] {
-    use batch_core::num::{scan_masks, SCAN_BLOCK};
-    use std::arch::x86_64::*;
-    let mut ax = _mm256_setzero_si256();
-    let mut ay = _mm256_setzero_si256();
-    for (b, block) in table.chunks(SCAN_BLOCK).enumerate() {
-        let masks = scan_masks(b * SCAN_BLOCK, mag);
-        for (e, &m) in block.iter().zip(&masks) {
-            let m = _mm256_set1_epi64x(m as i64);
-            // SAFETY: each `Uint<4>` is 32 readable bytes; unaligned loads.
-            let (x, y) = unsafe {
-                (
-                    _mm256_loadu_si256(e[0].0.as_ptr().cast()),
-                    _mm256_loadu_si256(e[1].0.as_ptr().cast()),
-                )
-            };
-            ax = _mm256_or_si256(ax, _mm256_and_si256(x, m));
-            ay = _mm256_or_si256(ay, _mm256_and_si256(y, m));
-        }
-    }
-    let (mut x, mut y) = ([0u64; 4], [0u64; 4]);
-    // SAFETY: 32 writable bytes each.
-    unsafe {
-        _mm256_storeu_si256(x.as_mut_ptr().cast(), ax);
-        _mm256_storeu_si256(y.as_mut_ptr().cast(), ay);
-    }
-    [Uint(x), Uint(y)]
 }
 
 /// One row of `a·bᵢ` into the five accumulator words `s0..s4` (two carry chains), then its

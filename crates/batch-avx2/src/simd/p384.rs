@@ -46,10 +46,12 @@ static P384_P: [u64; 6] = [
     u64::MAX,
 ];
 
-/// P-384's field on `mulx`/`adcx`/`adox`; exists only with the [`Adx`] proof.
+/// P-384's field on `mulx`/`adcx`/`adox`; exists only with the [`Adx`] proof. Its comb
+/// lookups scan on AVX2 where the CPU has it (`avx2`).
 #[derive(Clone, Copy, Debug)]
 pub struct P384Adx {
     pub(crate) _adx: Adx,
+    pub(crate) avx2: Option<super::Avx2>,
 }
 
 impl CurveArith<6> for P384Adx {
@@ -76,6 +78,12 @@ impl CurveArith<6> for P384Adx {
     #[inline(always)]
     fn sub(&self, a: &Uint<6>, b: &Uint<6>) -> Uint<6> {
         P384.p.sub(a, b)
+    }
+
+    /// On AVX2 where present ([`super::select_pair`]), else the portable scan.
+    #[inline(always)]
+    fn select_pair(&self, table: &[[Uint<6>; 2]], mag: u64) -> [Uint<6>; 2] {
+        super::select_pair(self.avx2, table, mag)
     }
 }
 

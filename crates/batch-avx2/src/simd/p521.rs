@@ -32,9 +32,11 @@ use batch_core::num::Uint;
 use super::Adx;
 
 /// P-521's field with its product on `mulx`/`adcx`/`adox`; exists only with the [`Adx`] proof.
+/// Its comb lookups scan on AVX2 where the CPU has it (`avx2`).
 #[derive(Clone, Copy, Debug)]
 pub struct P521Adx {
     pub(crate) _adx: Adx,
+    pub(crate) avx2: Option<super::Avx2>,
 }
 
 impl CurveArith<9> for P521Adx {
@@ -61,6 +63,12 @@ impl CurveArith<9> for P521Adx {
     #[inline(always)]
     fn sub(&self, a: &Uint<9>, b: &Uint<9>) -> Uint<9> {
         P521.p.sub(a, b)
+    }
+
+    /// On AVX2 where present ([`super::select_pair`]), else the portable scan.
+    #[inline(always)]
+    fn select_pair(&self, table: &[[Uint<9>; 2]], mag: u64) -> [Uint<9>; 2] {
+        super::select_pair(self.avx2, table, mag)
     }
 }
 
