@@ -4,9 +4,9 @@
 //! Representation: signed numbers in 62-bit limbs (`i64`, limbs `0..S−1` in `[0, 2^62)`, the
 //! top limb signed), `S` limbs wide, enough for the modulus plus sign and slack. Each batch of
 //! 60 divsteps works on the low 64 bits of `f` and `g` only and yields a 2×2 transition
-//! matrix scaled by `2^62` (entries `|·| ≤ 2^62`), then applies it to the full `f, g` and to the Bézout
-//! coefficients `d, e` (kept in `(−2m, m)` by adding the multiple of `m` that makes them
-//! divisible by `2^62`, as libsecp256k1's `modinv64` does).
+//! matrix scaled by `2^62` (entries `|·| ≤ 2^62`), then applies it to the full `f, g` and to
+//! the Bézout coefficients `d, e` (kept in `(−2m, m)` by adding the multiple of `m` that makes
+//! them divisible by `2^62`, as libsecp256k1's `modinv64` does).
 //!
 //! Number of divsteps for `d`-bit inputs: up to `d = 3805` the "half-delta" variant (δ starting
 //! at 1/2, Wuille's `hddivsteps`), bounded by `⌊(3787·d + 2166)/1644⌋` for `0 ≤ g ≤ f < 2^d`,
@@ -309,8 +309,9 @@ const HALF: usize = 30;
 /// Each half runs [`HALF`] steps with the matrix's rows packed two entries to a register
 /// (`u + v·2^32`, `q + r·2^32`: every step is linear, so one operation updates both, and the
 /// entries' bounds let them be unpacked exactly), and is multiplied out after. After the
-/// first half `f` and `g` still hold 34 exact low bits, enough for the second. A step is
-/// then about 29 instructions instead of 39 (`ops` on `g`, `f`, `uv`, `qr`, `ζ`).
+/// first half `f` and `g` still hold 34 exact low bits, enough for the second. A step
+/// compiles to 29 instructions instead of 39 with the four entries apart (x86-64: 2.7 against
+/// 3.4 ns a step on Zen 3, docs/PERF.md).
 fn divsteps_60(mut zeta: i64, step: i64, f0: u64, g0: u64) -> (Trans, i64) {
     let (mut f, mut g) = (f0, g0);
     let a = divsteps_packed(&mut zeta, step, &mut f, &mut g);
