@@ -196,11 +196,22 @@ fn select_pair_avx2<const L: usize>(table: &[[Uint<L>; 2]], mag: u64) -> [Uint<L
 /// lacks BMI2/ADX (a failure under `CI=true`).
 #[cfg(test)]
 pub(crate) fn adx_or_skip(test: &str) -> Option<Adx> {
-    match detect_adx() {
+    proof_or_skip(test, "BMI2/ADX", detect_adx())
+}
+
+/// [`adx_or_skip`] for the AVX2 proof.
+#[cfg(test)]
+pub(crate) fn avx2_or_skip(test: &str) -> Option<Avx2> {
+    proof_or_skip(test, "AVX2", detect())
+}
+
+#[cfg(test)]
+fn proof_or_skip<T>(test: &str, needs: &str, found: Result<T, String>) -> Option<T> {
+    match found {
         Ok(k) => Some(k),
         Err(why) => {
             let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-            assert!(!ci, "BMI2/ADX required under CI=true: {why}");
+            assert!(!ci, "{needs} required under CI=true: {why}");
             eprintln!("SKIPPED {test}: {why}");
             None
         }
@@ -703,14 +714,8 @@ mod tests {
                 );
             }
         }
-        let avx2 = match detect() {
-            Ok(a) => a,
-            Err(why) => {
-                let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-                assert!(!ci, "AVX2 required under CI=true: {why}");
-                eprintln!("SKIPPED select_pair_avx2_matches_portable: {why}");
-                return;
-            }
+        let Some(avx2) = avx2_or_skip("select_pair_avx2_matches_portable") else {
+            return;
         };
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
         agree::<4>(avx2, &mut rng);

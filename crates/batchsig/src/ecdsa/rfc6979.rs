@@ -78,7 +78,7 @@ fn drbg<M: Mac + KeyInit + Clone>(
         Zeroizing::new(m.finalize().into_bytes().to_vec())
     };
     let mut v = Zeroizing::new(vec![1u8; hlen]);
-    let mut k = keyed(&vec![0u8; hlen]);
+    let mut k = keyed(&[0u8; 64][..hlen]); // every hash here has hlen ≤ 64
     k = keyed(&mac(&k, &[&v, &[0], xo, ho, extra]));
     v = mac(&k, &[&v]);
     k = keyed(&mac(&k, &[&v, &[1], xo, ho, extra]));
