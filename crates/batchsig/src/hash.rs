@@ -7,6 +7,7 @@
 
 use const_oid::{AssociatedOid, ObjectIdentifier};
 use der::Encode;
+use hmac::Hmac;
 use sha2::Digest;
 
 /// A supported hash function.
@@ -84,7 +85,8 @@ pub(crate) use with_digest;
 
 /// The HMAC state per hash: [`hmac::Hmac`] where the hash exposes its block-level core (SHA-1,
 /// SHA-2), which keeps both pads' compressed states, so that a MAC under a key already set
-/// costs the message's blocks and one more; [`hmac::SimpleHmac`] for SHA-3 (a sponge).
+/// costs the message's blocks and one more; [`SpongeHmac`] for SHA-3 (a sponge). Both hold the
+/// key only inside hash states, which the hash crates' `zeroize` feature wipes on drop.
 pub(crate) trait HmacOf {
     type Mac: hmac::Mac + hmac::KeyInit + Clone;
 }
@@ -92,13 +94,101 @@ pub(crate) trait HmacOf {
 macro_rules! hmac_of {
     ($mac:ident: $($d:ty),*) => {
         $(impl HmacOf for $d {
-            type Mac = hmac::$mac<$d>;
+            type Mac = $mac<$d>;
         })*
     };
 }
 hmac_of!(Hmac: sha1::Sha1, sha2::Sha224, sha2::Sha256, sha2::Sha384, sha2::Sha512,
     sha2::Sha512_224, sha2::Sha512_256);
-hmac_of!(SimpleHmac: sha3::Sha3_224, sha3::Sha3_256, sha3::Sha3_384, sha3::Sha3_512);
+hmac_of!(SpongeHmac: sha3::Sha3_224, sha3::Sha3_256, sha3::Sha3_384, sha3::Sha3_512);
+
+/// HMAC (RFC 2104) over a hash without a block-level API (SHA-3), with both padded keys
+/// absorbed into hash states when the key is set. `hmac::SimpleHmac` keeps `key ⊕ opad` as
+/// plain bytes, which nothing wipes: from it the key is one XOR away. Here the only copy of a
+/// padded key outside a hash state is a `Zeroizing` block during [`KeyInit::new_from_slice`].
+///
+/// [`KeyInit::new_from_slice`]: hmac::KeyInit::new_from_slice
+#[derive(Clone)]
+pub(crate) struct SpongeHmac<D> {
+    inner: D,
+    outer: D,
+}
+
+mod sponge_hmac {
+    use digest::common::{BlockSizeUser, InvalidLength, Key, KeySizeUser};
+    use digest::{Digest, FixedOutput, KeyInit, MacMarker, Output, OutputSizeUser, Update};
+    use zeroize::Zeroizing;
+
+    use super::SpongeHmac;
+
+    impl<D: Digest + BlockSizeUser> KeySizeUser for SpongeHmac<D> {
+        type KeySize = D::BlockSize;
+    }
+
+    impl<D: Digest + BlockSizeUser> KeyInit for SpongeHmac<D> {
+        fn new(key: &Key<Self>) -> Self {
+            Self::new_from_slice(key.as_slice()).expect("any key length")
+        }
+
+        fn new_from_slice(key: &[u8]) -> Result<Self, InvalidLength> {
+            let mut block = Zeroizing::new(vec![0u8; D::block_size()]);
+            if key.len() <= block.len() {
+                block[..key.len()].copy_from_slice(key);
+            } else {
+                // A SHA-3 digest is shorter than its rate.
+                let h = Zeroizing::new(D::digest(key).to_vec());
+                block[..h.len()].copy_from_slice(&h);
+            }
+            let keyed = |pad: u8| {
+                let padded = Zeroizing::new(block.iter().map(|b| b ^ pad).collect::<Vec<u8>>());
+                let mut d = D::new();
+                Digest::update(&mut d, &padded);
+                d
+            };
+            Ok(Self {
+                inner: keyed(0x36),
+                outer: keyed(0x5c),
+            })
+        }
+    }
+
+    impl<D: Digest> Update for SpongeHmac<D> {
+        fn update(&mut self, data: &[u8]) {
+            Digest::update(&mut self.inner, data);
+        }
+    }
+
+    impl<D: Digest> OutputSizeUser for SpongeHmac<D> {
+        type OutputSize = <D as OutputSizeUser>::OutputSize;
+    }
+
+    impl<D: Digest> FixedOutput for SpongeHmac<D> {
+        fn finalize_into(self, out: &mut Output<Self>) {
+            let mut outer = self.outer;
+            Digest::update(&mut outer, self.inner.finalize());
+            Digest::finalize_into(outer, out);
+        }
+    }
+
+    impl<D> MacMarker for SpongeHmac<D> {}
+
+    // Its two states are its only fields, and each wipes itself.
+    impl<D: zeroize::ZeroizeOnDrop> zeroize::ZeroizeOnDrop for SpongeHmac<D> {}
+
+    /// Fails the build if a hash crate's `zeroize` feature goes (`hmac::Hmac` keeps its
+    /// keyed states as these hashes' block cores, which wipe themselves under it).
+    const _: () = {
+        fn wiped<T: zeroize::ZeroizeOnDrop>() {}
+        #[allow(dead_code)]
+        fn every_state() {
+            wiped::<sha1::Sha1>();
+            wiped::<sha2::Sha256>();
+            wiped::<sha2::Sha512>();
+            wiped::<sha3::Sha3_256>();
+            wiped::<SpongeHmac<sha3::Sha3_512>>();
+        }
+    };
+}
 
 impl HashAlg {
     /// Every hash batchsig signs with (SHA-1 is not among them).
@@ -356,8 +446,8 @@ mod tests {
         assert_eq!(mac[..4], [0xa3, 0x0e, 0x01, 0x09]);
     }
 
-    /// Every hash's HMAC (the block-core form for SHA-1 and SHA-2) against the `hmac` crate's
-    /// generic one, with keys shorter than, as long as and longer than a block, and a state
+    /// Every hash's HMAC (the block-core form for SHA-1 and SHA-2, [`SpongeHmac`] for SHA-3)
+    /// against the `hmac` crate's generic one, with keys shorter than, as long as and longer than a block, and a state
     /// cloned after keying giving the same MAC as a fresh one.
     #[test]
     fn hmac_matches_the_generic_form() {
