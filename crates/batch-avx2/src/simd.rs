@@ -117,76 +117,88 @@ impl Adx {
     }
 }
 
-/// The comb's constant-time lookup ([`batch_core::num::select_pair`]) on AVX2 where `avx2` is
-/// present, else the portable scan: pair `mag` (from 1) of `table`, zeros for `mag = 0`.
+/// The constant-time table lookup ([`batch_core::num::select_entry`]: the comb's `(x, y)`
+/// entries, `k·Q`'s `(X, Y, Z, Z², Z³)`) on AVX2 where `avx2` is present, else the portable
+/// scan: entry `mag` (from 1) of `table`, zeros for `mag = 0`.
 #[inline(always)]
-pub(crate) fn select_pair<const L: usize>(
+pub(crate) fn select_entry<const L: usize, const C: usize>(
     avx2: Option<Avx2>,
-    table: &[[Uint<L>; 2]],
+    table: &[[Uint<L>; C]],
     mag: u64,
-) -> [Uint<L>; 2] {
+) -> [Uint<L>; C] {
     match avx2 {
         // SAFETY: the `Avx2` proof exists only where the CPU has AVX2.
-        Some(_) => unsafe { select_pair_avx2(table, mag) },
-        None => batch_core::num::select_pair(table, mag),
+        Some(_) => unsafe { select_entry_avx2(table, mag) },
+        None => batch_core::num::select_entry(table, mag),
     }
 }
 
-/// [`batch_core::num::select_pair`] on vector registers: each coordinate's limbs four to a
+/// [`batch_core::num::select_entry`] on vector registers: each coordinate's limbs four to a
 /// 256-bit register (then two, then one, for P-384's 6 and P-521's 9), and the masks made in
 /// a register too, by comparing a running index with `mag` (the portable scan's masks came
 /// from scalar arithmetic, a block of 16 hidden behind a `black_box`, and were broadcast one
-/// at a time: 28 % slower a 64-entry P-256 window). Every entry is read and the same
+/// at a time: 28 % slower a 64-entry P-256 window). The coordinates go in groups whose
+/// accumulators fit in eight registers (all five of a P-256 Jacobian entry, four of P-384's,
+/// two of P-521's), one pass over the table a group. Every entry is read and the same
 /// instructions run for every `mag`.
 #[target_feature(enable = "avx2")]
-fn select_pair_avx2<const L: usize>(table: &[[Uint<L>; 2]], mag: u64) -> [Uint<L>; 2] {
+fn select_entry_avx2<const L: usize, const C: usize>(
+    table: &[[Uint<L>; C]],
+    mag: u64,
+) -> [Uint<L>; C] {
     use std::arch::x86_64::*;
     // Up to three 4-limb registers per coordinate (P-521's 9 limbs: 4 + 4 + 1).
     const MAX4: usize = 3;
+    const REGS: usize = 8;
     let (n4, two, one) = (L / 4, L % 4 >= 2, L % 2 == 1);
-    assert!(n4 <= MAX4, "select_pair_avx2 covers up to 15 limbs");
-    let mut wide = [[_mm256_setzero_si256(); MAX4]; 2];
-    let mut narrow = [[_mm_setzero_si128(); 2]; 2]; // the 2-limb and the 1-limb tails
+    assert!(n4 <= MAX4, "select_entry_avx2 covers up to 15 limbs");
+    let per_coord = n4 + usize::from(two) + usize::from(one);
+    let group = (REGS / per_coord).max(1);
     let target = _mm256_set1_epi64x(mag as i64);
     let step = _mm256_set1_epi64x(1);
-    let mut index = step; // entries count from 1
-    for e in table {
-        let m = _mm256_cmpeq_epi64(index, target);
-        let m2 = _mm256_castsi256_si128(m);
-        index = _mm256_add_epi64(index, step);
-        for (c, acc) in wide.iter_mut().enumerate() {
-            let p = e[c].0.as_ptr();
-            for (k, a) in acc.iter_mut().enumerate().take(n4) {
-                // SAFETY: limbs 4k..4k+4 of an L-limb coordinate (k < L/4); unaligned load.
-                let v = unsafe { _mm256_loadu_si256(p.add(4 * k).cast()) };
-                *a = _mm256_or_si256(*a, _mm256_and_si256(v, m));
+    let mut out = [Uint::<L>::ZERO; C];
+    for first in (0..C).step_by(group) {
+        let coords = first..C.min(first + group);
+        let mut wide = [[_mm256_setzero_si256(); MAX4]; REGS];
+        let mut narrow = [[_mm_setzero_si128(); 2]; REGS]; // the 2-limb and the 1-limb tails
+        let mut index = step; // entries count from 1
+        for e in table {
+            let m = _mm256_cmpeq_epi64(index, target);
+            let m2 = _mm256_castsi256_si128(m);
+            index = _mm256_add_epi64(index, step);
+            for (g, c) in coords.clone().enumerate() {
+                let p = e[c].0.as_ptr();
+                for (k, a) in wide[g].iter_mut().enumerate().take(n4) {
+                    // SAFETY: limbs 4k..4k+4 of an L-limb coordinate (k < L/4); unaligned.
+                    let v = unsafe { _mm256_loadu_si256(p.add(4 * k).cast()) };
+                    *a = _mm256_or_si256(*a, _mm256_and_si256(v, m));
+                }
+                if two {
+                    // SAFETY: limbs 4·n4 and 4·n4 + 1 exist (L mod 4 ≥ 2).
+                    let v = unsafe { _mm_loadu_si128(p.add(4 * n4).cast()) };
+                    narrow[g][0] = _mm_or_si128(narrow[g][0], _mm_and_si128(v, m2));
+                }
+                if one {
+                    // SAFETY: the last limb, L − 1 (8 bytes; the upper lane is zeroed).
+                    let v = unsafe { _mm_loadl_epi64(p.add(L - 1).cast()) };
+                    narrow[g][1] = _mm_or_si128(narrow[g][1], _mm_and_si128(v, m2));
+                }
+            }
+        }
+        for (g, c) in coords.enumerate() {
+            let p = out[c].0.as_mut_ptr();
+            for (k, a) in wide[g].iter().enumerate().take(n4) {
+                // SAFETY: as for the loads, into the output's limbs.
+                unsafe { _mm256_storeu_si256(p.add(4 * k).cast(), *a) };
             }
             if two {
-                // SAFETY: limbs 4·n4 and 4·n4 + 1 exist (L mod 4 ≥ 2).
-                let v = unsafe { _mm_loadu_si128(p.add(4 * n4).cast()) };
-                narrow[c][0] = _mm_or_si128(narrow[c][0], _mm_and_si128(v, m2));
+                // SAFETY: as above.
+                unsafe { _mm_storeu_si128(p.add(4 * n4).cast(), narrow[g][0]) };
             }
             if one {
-                // SAFETY: the last limb, L − 1 (8 bytes; the upper lane is zeroed).
-                let v = unsafe { _mm_loadl_epi64(p.add(L - 1).cast()) };
-                narrow[c][1] = _mm_or_si128(narrow[c][1], _mm_and_si128(v, m2));
+                // SAFETY: as above (8 bytes).
+                unsafe { _mm_storel_epi64(p.add(L - 1).cast(), narrow[g][1]) };
             }
-        }
-    }
-    let mut out = [Uint::<L>::ZERO; 2];
-    for (c, o) in out.iter_mut().enumerate() {
-        let p = o.0.as_mut_ptr();
-        for (k, a) in wide[c].iter().enumerate().take(n4) {
-            // SAFETY: as for the loads, into the output's limbs.
-            unsafe { _mm256_storeu_si256(p.add(4 * k).cast(), *a) };
-        }
-        if two {
-            // SAFETY: as above.
-            unsafe { _mm_storeu_si128(p.add(4 * n4).cast(), narrow[c][0]) };
-        }
-        if one {
-            // SAFETY: as above (8 bytes).
-            unsafe { _mm_storel_epi64(p.add(L - 1).cast(), narrow[c][1]) };
         }
     }
     out
@@ -699,29 +711,34 @@ mod tests {
     }
 
     /// The vector scan against the portable one for every `mag` (0 included) at the curves'
-    /// limb counts and one that has both tails (7 = 4 + 2 + 1).
+    /// limb counts and one that has both tails (7 = 4 + 2 + 1), for the comb's two
+    /// coordinates an entry (64 entries) and `k·Q`'s five (16 entries).
     #[test]
-    fn select_pair_avx2_matches_portable() {
-        fn agree<const L: usize>(avx2: Avx2, rng: &mut impl Rng) {
-            let table: Vec<[Uint<L>; 2]> = (0..64)
-                .map(|_| [Uint(rng.random()), Uint(rng.random())])
+    fn select_entry_avx2_matches_portable() {
+        fn agree<const L: usize, const C: usize>(avx2: Avx2, entries: u64, rng: &mut impl Rng) {
+            let table: Vec<[Uint<L>; C]> = (0..entries)
+                .map(|_| core::array::from_fn(|_| Uint(rng.random())))
                 .collect();
-            for mag in 0..=65u64 {
+            for mag in 0..=entries + 1 {
                 assert_eq!(
-                    select_pair(Some(avx2), &table, mag),
-                    batch_core::num::select_pair(&table, mag),
-                    "L = {L}, mag = {mag}"
+                    select_entry(Some(avx2), &table, mag),
+                    batch_core::num::select_entry(&table, mag),
+                    "L = {L}, C = {C}, mag = {mag}"
                 );
             }
         }
-        let Some(avx2) = avx2_or_skip("select_pair_avx2_matches_portable") else {
+        let Some(avx2) = avx2_or_skip("select_entry_avx2_matches_portable") else {
             return;
         };
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
-        agree::<4>(avx2, &mut rng);
-        agree::<6>(avx2, &mut rng);
-        agree::<7>(avx2, &mut rng);
-        agree::<9>(avx2, &mut rng);
+        agree::<4, 2>(avx2, 64, &mut rng);
+        agree::<6, 2>(avx2, 64, &mut rng);
+        agree::<7, 2>(avx2, 64, &mut rng);
+        agree::<9, 2>(avx2, 64, &mut rng);
+        agree::<4, 5>(avx2, 16, &mut rng);
+        agree::<6, 5>(avx2, 16, &mut rng);
+        agree::<7, 5>(avx2, 16, &mut rng);
+        agree::<9, 5>(avx2, 16, &mut rng);
     }
 
     #[test]

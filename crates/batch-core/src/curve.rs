@@ -275,12 +275,12 @@ pub trait CurveArith<const L: usize>: Sync + 'static {
         }
         Uint(out)
     }
-    /// Pair `mag` (from 1) of a table of affine points, zeros for `mag = 0`, reading every
-    /// entry ([`crate::num::select_pair`]): constant-time in `mag`. A field with wider vectors
-    /// at hand may scan with them.
+    /// Entry `mag` (from 1) of a table of points of `C` coordinates each, zeros for
+    /// `mag = 0`, reading every entry ([`crate::num::select_entry`]): constant-time in `mag`.
+    /// A field with wider vectors at hand may scan with them.
     #[inline(always)]
-    fn select_pair(&self, table: &[[Uint<L>; 2]], mag: u64) -> [Uint<L>; 2] {
-        crate::num::select_pair(table, mag)
+    fn select_entry<const C: usize>(&self, table: &[[Uint<L>; C]], mag: u64) -> [Uint<L>; C] {
+        crate::num::select_entry(table, mag)
     }
 }
 

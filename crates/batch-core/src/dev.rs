@@ -63,8 +63,8 @@ impl<const L: usize> CurveArith<L> for Outline<L> {
         CurveArith::half(self.0, a)
     }
     #[inline(never)]
-    fn select_pair(&self, table: &[[Uint<L>; 2]], mag: u64) -> [Uint<L>; 2] {
-        CurveArith::select_pair(self.0, table, mag)
+    fn select_entry<const C: usize>(&self, table: &[[Uint<L>; C]], mag: u64) -> [Uint<L>; C] {
+        CurveArith::select_entry(self.0, table, mag)
     }
 }
 

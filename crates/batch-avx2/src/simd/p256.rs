@@ -69,11 +69,11 @@ impl CurveArith<4> for P256Adx {
         Uint(half(&a.0))
     }
 
-    /// On AVX2 where present ([`super::select_pair`]: an entry in two 256-bit loads; the
+    /// On AVX2 where present ([`super::select_entry`]: an entry in two 256-bit loads; the
     /// comb reads 64 entries a window), else the portable scan.
     #[inline(always)]
-    fn select_pair(&self, table: &[[Uint<4>; 2]], mag: u64) -> [Uint<4>; 2] {
-        super::select_pair(self.avx2, table, mag)
+    fn select_entry<const C: usize>(&self, table: &[[Uint<4>; C]], mag: u64) -> [Uint<4>; C] {
+        super::select_entry(self.avx2, table, mag)
     }
 }
 

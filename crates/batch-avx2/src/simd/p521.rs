@@ -65,10 +65,10 @@ impl CurveArith<9> for P521Adx {
         P521.p.sub(a, b)
     }
 
-    /// On AVX2 where present ([`super::select_pair`]), else the portable scan.
+    /// On AVX2 where present ([`super::select_entry`]), else the portable scan.
     #[inline(always)]
-    fn select_pair(&self, table: &[[Uint<9>; 2]], mag: u64) -> [Uint<9>; 2] {
-        super::select_pair(self.avx2, table, mag)
+    fn select_entry<const C: usize>(&self, table: &[[Uint<9>; C]], mag: u64) -> [Uint<9>; C] {
+        super::select_entry(self.avx2, table, mag)
     }
 }
 

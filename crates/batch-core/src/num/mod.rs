@@ -105,25 +105,29 @@ pub fn scan_masks(first: usize, mag: u64) -> [u64; SCAN_BLOCK] {
     masks
 }
 
-/// Pair `mag` (counted from 1) of `table`, or zeros for `mag = 0`: the OR of every entry
-/// under its mask ([`scan_masks`], a block at a time), constant-time in `mag` (every entry
-/// read). The comb's `k·G` lookups (affine `(x, y)` entries) go through
-/// `CurveArith::select_pair`, whose default is this; a backend may run the same scan on wider
-/// vectors.
+/// Entry `mag` (counted from 1) of a table of `C` coordinates an entry, or zeros for
+/// `mag = 0`: the OR of every entry under its mask ([`scan_masks`], a block at a time),
+/// constant-time in `mag` (every entry read). The comb's `k·G` lookups (affine `(x, y)`
+/// entries) and `k·Q`'s (Jacobian `(X, Y, Z, Z², Z³)`) go through
+/// `CurveArith::select_entry`, whose default is this; a backend may run the same scan on
+/// wider vectors.
 #[inline(always)]
-pub fn select_pair<const L: usize>(table: &[[Uint<L>; 2]], mag: u64) -> [Uint<L>; 2] {
-    let mut x = [0u64; L];
-    let mut y = [0u64; L];
+pub fn select_entry<const L: usize, const C: usize>(
+    table: &[[Uint<L>; C]],
+    mag: u64,
+) -> [Uint<L>; C] {
+    let mut out = [[0u64; L]; C];
     for (b, block) in table.chunks(SCAN_BLOCK).enumerate() {
         let masks = scan_masks(b * SCAN_BLOCK, mag);
         for (e, &m) in block.iter().zip(&masks) {
-            for l in 0..L {
-                x[l] |= e[0].0[l] & m;
-                y[l] |= e[1].0[l] & m;
+            for (o, coord) in out.iter_mut().zip(e) {
+                for l in 0..L {
+                    o[l] |= coord.0[l] & m;
+                }
             }
         }
     }
-    [Uint(x), Uint(y)]
+    out.map(Uint)
 }
 
 /// A fixed-size unsigned integer of `L` 64-bit limbs, least significant first.

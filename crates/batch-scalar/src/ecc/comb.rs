@@ -107,7 +107,7 @@ pub struct CombTable<const L: usize> {
     w: usize,
     windows: usize,
     /// Window `i`, multiple `j` at `i·2^(w−1) + j − 1`, as `[x, y]` (the form
-    /// `CurveArith::select_pair` scans).
+    /// `CurveArith::select_entry` scans).
     entries: Vec<[Uint<L>; 2]>,
 }
 
@@ -180,7 +180,7 @@ impl<const L: usize> CombTable<L> {
     #[inline(always)]
     fn lookup(&self, c: &impl CurveArith<L>, i: usize, mag: u64) -> AffineMonty<L> {
         let half = 1usize << (self.w - 1);
-        let [x, y] = c.select_pair(&self.entries[i * half..(i + 1) * half], mag);
+        let [x, y] = c.select_entry(&self.entries[i * half..(i + 1) * half], mag);
         AffineMonty { x, y }
     }
 

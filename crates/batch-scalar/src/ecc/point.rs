@@ -315,16 +315,6 @@ pub struct JacobianEntry<const L: usize> {
 }
 
 impl<const L: usize> JacobianEntry<L> {
-    /// Replaces `self` with `other` where `mask` is all-ones.
-    #[inline(always)]
-    pub fn assign_if(&mut self, other: &Self, mask: u64) {
-        self.p.x.assign_if(&other.p.x, mask);
-        self.p.y.assign_if(&other.p.y, mask);
-        self.p.z.assign_if(&other.p.z, mask);
-        self.zz.assign_if(&other.zz, mask);
-        self.zzz.assign_if(&other.zzz, mask);
-    }
-
     /// Homogeneous `(XZ : Y : Z³)` (1M).
     #[inline(always)]
     pub fn to_projective(&self, c: &impl CurveArith<L>) -> ProjectivePoint<L> {

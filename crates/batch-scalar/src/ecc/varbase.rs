@@ -25,7 +25,7 @@
 //! whole table, zero digits and identities are handled by masks, the sign is a masked negation.
 
 use batch_core::curve::CurveArith;
-use batch_core::num::{ct_eq_mask, scan_masks, Uint};
+use batch_core::num::{ct_eq_mask, Uint};
 
 use super::comb::{booth_digit, booth_windows};
 use super::point::{AffineMonty, JacobianEntry, JacobianPoint, ProjectivePoint};
@@ -34,23 +34,26 @@ use super::point::{AffineMonty, JacobianEntry, JacobianPoint, ProjectivePoint};
 pub const W: usize = 5;
 const HALF: usize = 1 << (W - 1);
 
+/// A table entry as the coordinates `CurveArith::select_entry` scans: `(X, Y, Z, Z², Z³)`.
+type Coords<const L: usize> = [Uint<L>; 5];
+
 /// `mag·Q` from the table (`table[j−1] = j·Q`) with its sign applied, zeros for `mag = 0`
-/// (the caller selects around that); reads every entry.
+/// (the caller selects around that); reads every entry (`CurveArith::select_entry`: on AVX2
+/// where the field has it).
 #[inline(always)]
 fn lookup<const L: usize>(
     c: &impl CurveArith<L>,
-    table: &[JacobianEntry<L>; HALF],
+    table: &[Coords<L>; HALF],
     (mag, neg): (u64, u64),
 ) -> JacobianEntry<L> {
-    const { assert!(HALF <= batch_core::num::SCAN_BLOCK) };
-    let masks = scan_masks(0, mag);
-    let mut out = JacobianEntry::default();
-    for (e, &m) in table.iter().zip(&masks) {
-        out.assign_if(e, m);
+    let [x, mut y, z, zz, zzz] = c.select_entry(table, mag);
+    let ny = c.neg(&y);
+    y.assign_if(&ny, neg);
+    JacobianEntry {
+        p: JacobianPoint { x, y, z },
+        zz,
+        zzz,
     }
-    let ny = c.neg(&out.p.y);
-    out.p.y.assign_if(&ny, neg);
-    out
 }
 
 /// `k·Q` for `k < n`; `q_identity` all-ones means `Q = O` (then `q` is ignored).
@@ -78,7 +81,10 @@ pub fn mul<const L: usize>(
             JacobianPoint { x, y, z }
         };
     }
-    let table = pts.map(|p| p.entry(c));
+    let table: [Coords<L>; HALF] = pts.map(|p| {
+        let e = p.entry(c);
+        [e.p.x, e.p.y, e.p.z, e.zz, e.zzz]
+    });
 
     let windows = booth_windows(c.def().curve.bits(), W);
     let digit = |i: usize| booth_digit(k, i, W);
