@@ -89,12 +89,26 @@ pub(crate) use with_digest;
 /// key only inside hash states, which the hash crates' `zeroize` feature wipes on drop.
 pub(crate) trait HmacOf {
     type Mac: hmac::Mac + hmac::KeyInit + Clone;
+
+    /// The state under an all-zero key no longer than a block, which HMAC pads to the same
+    /// all-zero block as the empty key: RFC 6979's first `K` (`0x00…` of the hash's length),
+    /// a public constant, keyed once a process and cloned (two compressions a nonce saved).
+    fn zero_keyed() -> Self::Mac;
 }
 
 macro_rules! hmac_of {
     ($mac:ident: $($d:ty),*) => {
         $(impl HmacOf for $d {
             type Mac = $mac<$d>;
+
+            fn zero_keyed() -> Self::Mac {
+                static KEYED: std::sync::OnceLock<$mac<$d>> = std::sync::OnceLock::new();
+                KEYED
+                    .get_or_init(|| {
+                        <$mac<$d> as hmac::KeyInit>::new_from_slice(&[]).expect("any key length")
+                    })
+                    .clone()
+            }
         })*
     };
 }
@@ -447,8 +461,9 @@ mod tests {
     }
 
     /// Every hash's HMAC (the block-core form for SHA-1 and SHA-2, [`SpongeHmac`] for SHA-3)
-    /// against the `hmac` crate's generic one, with keys shorter than, as long as and longer than a block, and a state
-    /// cloned after keying giving the same MAC as a fresh one.
+    /// against the `hmac` crate's generic one, with keys shorter than, as long as and longer
+    /// than a block; a state cloned after keying giving the same MAC as a fresh one; and the
+    /// kept all-zero-key state (`HmacOf::zero_keyed`) the same as one keyed with `hlen` zeros.
     #[test]
     fn hmac_matches_the_generic_form() {
         use hmac::{KeyInit, Mac, SimpleHmac};
@@ -459,6 +474,14 @@ mod tests {
             let mut m = <SimpleHmac<D> as KeyInit>::new_from_slice(key).unwrap();
             m.update(msg);
             m.finalize().into_bytes().to_vec()
+        }
+        fn zero_key<D: HmacOf>(hlen: usize, msg: &[u8]) -> (Vec<u8>, Vec<u8>) {
+            let mac = |mut m: D::Mac| {
+                m.update(msg);
+                m.finalize().into_bytes().to_vec()
+            };
+            let fresh = <D::Mac as KeyInit>::new_from_slice(&vec![0u8; hlen]).unwrap();
+            (mac(D::zero_keyed()), mac(fresh))
         }
         fn cloned<M: Mac + KeyInit + Clone>(key: &[u8], msg: &[u8]) -> Vec<u8> {
             let keyed = <M as KeyInit>::new_from_slice(key).unwrap();
@@ -483,6 +506,11 @@ mod tests {
                     let got = with_digest!(h, D => cloned::<<D as HmacOf>::Mac>(&key, &msg[..len]));
                     assert_eq!(got, want, "{h:?} cloned, key {key_len}, {len}");
                 }
+            }
+            for len in [0, 55, 300] {
+                let (kept, fresh) =
+                    with_digest!(h, D => zero_key::<D>(h.output_len(), &msg[..len]));
+                assert_eq!(kept, fresh, "{h:?} zero key, {len}");
             }
         }
     }

@@ -56,18 +56,20 @@ pub fn generate_k(
     let xo = int2octets(curve, x);
     let ho = int2octets(curve, &bits2int_mod_n(curve, h1));
     let hlen = hash.output_len();
-    crate::hash::with_digest!(hash, D => drbg::<<D as HmacOf>::Mac>(curve, hlen, &xo, &ho, extra))
+    crate::hash::with_digest!(hash, D => drbg(curve, hlen, &xo, &ho, extra, <D as HmacOf>::zero_keyed()))
 }
 
 /// §3.2 steps b–h with one HMAC state per key `K`, set once and cloned for each MAC under it
-/// (step e's `K` serves steps e and f, step f's serves g and h): with SHA-2, whose HMAC state
-/// keeps both pads compressed, a hedged P-256 nonce costs 20 SHA-256 compressions instead of 24.
+/// (step e's `K` serves steps e and f, step f's serves g and h), step c's all-zero `K` given
+/// keyed (`zero_keyed`, made once a process): with SHA-2, whose HMAC state keeps both pads
+/// compressed, a hedged P-256 nonce costs 18 SHA-256 compressions instead of 24.
 fn drbg<M: Mac + KeyInit + Clone>(
     curve: Curve,
     hlen: usize,
     xo: &[u8],
     ho: &[u8],
     extra: &[u8],
+    zero_keyed: M,
 ) -> Zeroizing<EcUint> {
     let keyed = |k: &[u8]| <M as KeyInit>::new_from_slice(k).expect("any key length");
     let mac = |key: &M, parts: &[&[u8]]| {
@@ -78,7 +80,7 @@ fn drbg<M: Mac + KeyInit + Clone>(
         Zeroizing::new(m.finalize().into_bytes().to_vec())
     };
     let mut v = Zeroizing::new(vec![1u8; hlen]);
-    let mut k = keyed(&[0u8; 64][..hlen]); // every hash here has hlen ≤ 64
+    let mut k = zero_keyed;
     k = keyed(&mac(&k, &[&v, &[0], xo, ho, extra]));
     v = mac(&k, &[&v]);
     k = keyed(&mac(&k, &[&v, &[1], xo, ho, extra]));
