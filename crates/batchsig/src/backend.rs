@@ -13,30 +13,16 @@ pub use gpu_route::{GpuRoute, Threshold};
 /// (AVX-512 IFMA; unavailable on CPUs without it; RSA only for now), `wgpu`
 /// (unavailable without a GPU adapter; the adapter comes from `WGPU_BACKEND` /
 /// `WGPU_ADAPTER_NAME`, and the device opens on first use; only with the `wgpu` feature, on by
-/// default) and `auto`. The `wgpu` entry is the process's one GPU backend ([`shared_wgpu`]),
-/// the one `auto`'s GPU route uses too.
+/// default) and `auto`.
 pub fn all_backends() -> Vec<Arc<dyn Backend>> {
     vec![
         Arc::new(batch_scalar::ScalarBackend::new()),
         Arc::new(batch_avx2::Avx2Backend::new()),
         Arc::new(batch_avx512::Avx512Backend::new()),
         #[cfg(feature = "wgpu")]
-        shared_wgpu(),
+        Arc::new(batch_wgpu::WgpuBackend::new()),
         Arc::new(AutoBackend::measured()),
     ]
-}
-
-/// The process's GPU backend, made on first call (its device opens on first use): the `wgpu`
-/// entry of [`all_backends`] and [`by_name`], and the backend of `auto`'s GPU route
-/// ([`GpuRoute::measured`]). One object, so a process that measures `wgpu` beside `auto`, or
-/// asks [`all_backends`] more than once, opens one device and builds each pipeline once
-/// (building a pipeline is the slow part of a first batch). A caller that wants a device of
-/// its own makes a `batch_wgpu::WgpuBackend`.
-#[cfg(feature = "wgpu")]
-pub fn shared_wgpu() -> Arc<dyn Backend> {
-    static GPU: std::sync::OnceLock<Arc<dyn Backend>> = std::sync::OnceLock::new();
-    GPU.get_or_init(|| Arc::new(batch_wgpu::WgpuBackend::new()))
-        .clone()
 }
 
 /// Looks a backend up by its [`Backend::name`].

@@ -162,11 +162,7 @@ impl GpuRoute {
     }
 
     fn from_env() -> Result<Option<Self>, String> {
-        Self::for_wanted(Wanted::parse(std::env::var(ENV).ok().as_deref())?)
-    }
-
-    fn for_wanted(wanted: Wanted) -> Result<Option<Self>, String> {
-        let from = match wanted {
+        let from = match Wanted::parse(std::env::var(ENV).ok().as_deref())? {
             Wanted::Off => return Ok(None),
             Wanted::Measured if MEASURED_FROM.is_empty() => return Ok(None),
             Wanted::Measured => None,
@@ -174,7 +170,7 @@ impl GpuRoute {
         };
         #[cfg(feature = "wgpu")]
         {
-            let gpu = super::shared_wgpu();
+            let gpu: Arc<dyn Backend> = Arc::new(batch_wgpu::WgpuBackend::new());
             Ok(Some(match from {
                 Some(n) => Self::everything_from(gpu, n).allow_emulated(),
                 None => Self::new(gpu, MEASURED_FROM.to_vec()),
@@ -284,25 +280,5 @@ mod tests {
             let err = Wanted::parse(Some(bad)).expect_err(bad);
             assert!(err.contains(ENV) && err.contains(bad), "{err}");
         }
-    }
-
-    /// `auto`'s GPU route and the registry's `wgpu` entry are one backend object (so one device
-    /// and one set of pipelines a process), however often the registry is asked.
-    #[cfg(feature = "wgpu")]
-    #[test]
-    fn one_gpu_backend_per_process() {
-        let wgpu = |list: Vec<Arc<dyn Backend>>| {
-            list.into_iter()
-                .find(|b| b.name() == "wgpu")
-                .expect("the registry has wgpu")
-        };
-        let first = wgpu(super::super::all_backends());
-        assert!(Arc::ptr_eq(&first, &wgpu(super::super::all_backends())));
-        assert!(Arc::ptr_eq(&first, &super::super::by_name("wgpu").unwrap()));
-        let route = GpuRoute::for_wanted(Wanted::From(8))
-            .unwrap()
-            .expect("a route when one is asked for");
-        assert!(Arc::ptr_eq(&first, &route.backend));
-        assert!(GpuRoute::for_wanted(Wanted::Off).unwrap().is_none());
     }
 }
