@@ -145,8 +145,16 @@ mod sponge_hmac {
         }
 
         fn new_from_slice(key: &[u8]) -> Result<Self, InvalidLength> {
-            let mut block = Zeroizing::new(vec![0u8; D::block_size()]);
-            if key.len() <= block.len() {
+            // The padded keys on the stack, not the heap: the DRBG keys a state three times
+            // a nonce.
+            const MAX_BLOCK: usize = 144; // SHA3-224's rate, the widest block here
+            let bs = D::block_size();
+            assert!(
+                bs <= MAX_BLOCK,
+                "SpongeHmac takes blocks of at most {MAX_BLOCK} bytes"
+            );
+            let mut block = Zeroizing::new([0u8; MAX_BLOCK]);
+            if key.len() <= bs {
                 block[..key.len()].copy_from_slice(key);
             } else {
                 // A SHA-3 digest is shorter than its rate.
@@ -154,9 +162,12 @@ mod sponge_hmac {
                 block[..h.len()].copy_from_slice(&h);
             }
             let keyed = |pad: u8| {
-                let padded = Zeroizing::new(block.iter().map(|b| b ^ pad).collect::<Vec<u8>>());
+                let mut padded = Zeroizing::new([0u8; MAX_BLOCK]);
+                for (p, b) in padded.iter_mut().zip(&block[..bs]) {
+                    *p = b ^ pad;
+                }
                 let mut d = D::new();
-                Digest::update(&mut d, &padded);
+                Digest::update(&mut d, &padded[..bs]);
                 d
             };
             Ok(Self {
