@@ -217,26 +217,31 @@ fn pow<const R: usize, const K: usize>(
 }
 
 /// Left-to-right square-and-multiply over the longest exponent's significant bits; a job keeps
-/// the product only where its bit is set. Variable-time in the exponents.
+/// the product only where its bit is set. Variable-time in the exponents. Returns the power out
+/// of Montgomery form: no product by 1 at the top bit, and the last bit's product, by the plain
+/// base `bp` (`x·R · b / R`) or by 1, is also the conversion out.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
 fn pow_vartime<const R: usize, const K: usize>(
     s: Z8,
     n: usize,
     b: &[Num<R>; K],
+    bp: &[Num<R>; K],
     one: &[Num<R>; K],
     exps: &[&[u64]; K],
     m: &[&HMod<R>; K],
 ) -> [Num<R>; K] {
     let bits = exps.iter().map(|e| bits_vartime(e)).max().unwrap_or(0);
-    let mut acc = *one;
-    for i in (0..bits).rev() {
-        if i != bits - 1 {
-            acc = amm(s, n, &acc, &acc, m);
-        }
-        let mut hit = [false; K];
-        for k in 0..K {
-            hit[k] = window(exps[k], i, 1) == 1;
-        }
+    let bit = |i: usize| -> [bool; K] { core::array::from_fn(|k| window(exps[k], i, 1) == 1) };
+    let unit = [load(s, &[1]); K];
+    if bits == 0 {
+        return amm(s, n, one, &unit, m);
+    }
+    // the top bit: b in the jobs that have it, 1 in the others (no product by 1)
+    let top = bit(bits - 1);
+    let mut acc: [Num<R>; K] = core::array::from_fn(|k| if top[k] { b[k] } else { one[k] });
+    for i in (1..bits - 1).rev() {
+        acc = amm(s, n, &acc, &acc, m);
+        let hit = bit(i);
         if hit.iter().any(|&h| h) {
             let t = amm(s, n, &acc, b, m);
             for k in 0..K {
@@ -246,7 +251,14 @@ fn pow_vartime<const R: usize, const K: usize>(
             }
         }
     }
-    acc
+    if bits == 1 {
+        return amm(s, n, &acc, &unit, m);
+    }
+    // bit 0 leaves Montgomery form: × the plain base where it is set, × 1 elsewhere
+    acc = amm(s, n, &acc, &acc, m);
+    let last = bit(0);
+    let f: [Num<R>; K] = core::array::from_fn(|k| if last[k] { bp[k] } else { unit[k] });
+    amm(s, n, &acc, &f, m)
 }
 
 /// `K` jobs together: `bases[k]^exps[k] mod mods[k]`, canonical limbs.
@@ -277,12 +289,11 @@ fn run<const R: usize, const K: usize>(
     let unit = [load(s, &[1]); K];
     // base·R mod m, below 2m
     let b = amm(s, n, &x, &r2, &mr);
-    let acc = if vartime {
-        pow_vartime(s, n, &b, &one, &e, &mr)
+    let out = if vartime {
+        pow_vartime(s, n, &b, &x, &one, &e, &mr)
     } else {
-        pow(s, n, &b, &one, &e, &mr)
+        amm(s, n, &pow(s, n, &b, &one, &e, &mr), &unit, &mr)
     };
-    let out = amm(s, n, &acc, &unit, &mr);
     (0..K)
         .map(|k| mods[k].canonical(&store(s, &out[k], n)))
         .collect()

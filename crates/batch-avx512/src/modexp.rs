@@ -393,19 +393,15 @@ pub fn modexp_group_ifma<S: Lanes, const N: usize>(
     );
     let r2: [S::V; N] = load(s, &mods.iter().map(|m| m.r2.as_slice()).collect::<Vec<_>>());
     let bd: Vec<Vec<u64>> = bases.iter().map(|b| to_digits(b, N)).collect();
+    let plain = load(s, &bd.iter().map(|d| d.as_slice()).collect::<Vec<_>>());
     // base·R mod m, < 2m
-    let b = amm(
-        s,
-        &load(s, &bd.iter().map(|d| d.as_slice()).collect::<Vec<_>>()),
-        &r2,
-        &md,
-    );
-    let acc = if vartime {
-        pow_vartime(s, sqr, &b, &one, exps, &md)
+    let b = amm(s, &plain, &r2, &md);
+    let out = if vartime {
+        pow_vartime(s, sqr, &b, &plain, &one, exps, &md)
     } else {
-        pow(s, sqr, &b, &one, exps, &md)
+        amm(s, &pow(s, sqr, &b, &one, exps, &md), &unit(s), &md)
     };
-    let out = store(s, &amm(s, &acc, &unit(s), &md));
+    let out = store(s, &out);
     mods.iter().zip(&out).map(|(m, d)| m.canonical(d)).collect()
 }
 
@@ -468,42 +464,71 @@ fn pow<S: Lanes, const N: usize>(
 }
 
 /// Left-to-right square-and-multiply over the longest exponent's significant bits; a lane
-/// keeps the product only where its bit is set. Variable-time in the exponents.
+/// keeps the product only where its bit is set. Variable-time in the exponents. Returns the
+/// power out of Montgomery form (below `2m`): no product by 1 at the top bit, and the last
+/// bit's product, by the plain base `bp` (`x·R · b / R`) or by 1, is also the conversion out.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
 fn pow_vartime<S: Lanes, const N: usize>(
     s: S,
     sqr: bool,
     b: &[S::V; N],
+    bp: &[S::V; N],
     one: &[S::V; N],
     exps: &[&[u64]],
     md: &Moduli<S, N>,
 ) -> [S::V; N] {
     let bits = exps.iter().map(|e| bits_vartime(e)).max().unwrap_or(0);
-    let mut acc = *one;
-    let mut lane_bits = [0u64; 8];
-    for i in (0..bits).rev() {
-        if i != bits - 1 {
-            acc = square(s, sqr, &acc, md);
-        }
+    let bit = |i: usize| {
+        let mut lane_bits = [0u64; 8];
         for (x, e) in lane_bits.iter_mut().zip(exps) {
             *x = window(e, i, 1);
         }
-        let lb = &lane_bits[..S::LANES];
-        if lb.iter().all(|&x| x == 0) {
+        lane_bits
+    };
+    if bits == 0 {
+        return amm(s, one, &unit(s), md);
+    }
+    // the top bit: b in the lanes that have it, 1 in the others (no product by 1)
+    let mut acc = select_bits(s, one, b, &bit(bits - 1)[..S::LANES]);
+    for i in (1..bits - 1).rev() {
+        acc = square(s, sqr, &acc, md);
+        let lb = bit(i);
+        if lb[..S::LANES].iter().all(|&x| x == 0) {
             continue;
         }
         let t = amm(s, &acc, b, md);
-        if lb.iter().all(|&x| x == 1) {
-            acc = t;
-        } else {
-            let hit = s.eq(s.from_lanes(lb), s.splat(1));
-            for j in 0..N {
-                // public bits, but `opaque` all the same: this is inlined into the kernel
-                // that also runs the constant-time path, whose built code
-                // `scripts/masked-store-check.sh` checks for masked stores
-                acc[j] = s.opaque(s.select(acc[j], t[j], hit));
-            }
-        }
+        acc = select_bits(s, &acc, &t, &lb[..S::LANES]);
     }
-    acc
+    if bits == 1 {
+        return amm(s, &acc, &unit(s), md);
+    }
+    // bit 0 leaves Montgomery form: × the plain base where it is set, × 1 elsewhere
+    acc = square(s, sqr, &acc, md);
+    amm(
+        s,
+        &acc,
+        &select_bits(s, &unit(s), bp, &bit(0)[..S::LANES]),
+        md,
+    )
+}
+
+/// `a` in the lanes whose (public) bit is 0, `b` in those whose bit is 1.
+#[inline(always)]
+fn select_bits<S: Lanes, const N: usize>(
+    s: S,
+    a: &[S::V; N],
+    b: &[S::V; N],
+    lane_bits: &[u64],
+) -> [S::V; N] {
+    if lane_bits.iter().all(|&x| x == 0) {
+        return *a;
+    }
+    if lane_bits.iter().all(|&x| x == 1) {
+        return *b;
+    }
+    let hit = s.eq(s.from_lanes(lane_bits), s.splat(1));
+    // public bits, but `opaque` all the same: this is inlined into the kernel that also runs
+    // the constant-time path, whose built code `scripts/masked-store-check.sh` checks for
+    // masked stores
+    core::array::from_fn(|j| s.opaque(s.select(a[j], b[j], hit)))
 }
