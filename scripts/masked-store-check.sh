@@ -14,9 +14,10 @@
 #                                            builds it; it links every backend)
 #
 # Allowed, by function: those named `_vartime` (public inputs only, by the project's naming
-# rule), and two masked stores in each instance of `modexp::modexp_group_ifma`, from the loop
-# that gathers each lane's exponent window (`batch_core::num::window`, vectorised by LLVM),
-# whose masks come from the public limb counts and bit positions, never from a value.
+# rule), and two masked stores in each instance of `modexp::modexp_group_ifma`, from the loops
+# that gather each lane's exponent window or (`_vartime` jobs, inlined) bit
+# (`batch_core::num::window`, vectorised by LLVM), whose masks come from the public limb counts
+# and bit positions, never from a value.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

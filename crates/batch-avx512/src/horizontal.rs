@@ -4,8 +4,8 @@
 //!
 //! The lane form (`field`, `modexp`) puts digit `i` of eight jobs in register `i`, so a group
 //! costs eight lanes however few jobs fill it. Here one number's `N` digits lie along the
-//! lanes of `R = ⌈N/8⌉` `zmm` registers (digit `i` in register `i/8`, lane `i mod 8`), so one
-//! job fills the registers by itself. The almost-Montgomery product is word-serial, as in
+//! lanes of `R = ⌈N/L⌉` registers of `L` lanes (`zmm`, `L = 8`, or `ymm`, `L = 4`: digit `i` in
+//! register `i/L`, lane `i mod L`), so one job fills the registers by itself. The almost-Montgomery product is word-serial, as in
 //! OpenSSL's rsaz-avx512: for each digit `bᵢ` of `b` the accumulator gains `lo52(a·bᵢ)` and
 //! `lo52(m·yᵢ)`, shifts down one digit (`valignq`), then gains `hi52(a·bᵢ)` and `hi52(m·yᵢ)`,
 //! which the shift has already aligned. The accumulator's lowest digit, and from it `yᵢ`, are
@@ -21,62 +21,62 @@
 //! `_vartime` jobs square-and-multiply.
 //!
 //! Every function here is `#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]` and takes
-//! the [`Z8`] proof; the entry point is [`crate::simd::modexp_few`].
-
-use core::arch::x86_64::__m512i;
+//! a [`crate::simd::Z8`] or [`crate::simd::Y4`] proof; the entry point is
+//! [`crate::simd::modexp_few`].
 
 use batch_core::num::digits::ModulusDigits;
 use batch_core::num::dyn_monty::window_for;
 use batch_core::num::{bits_vartime, window};
 
 use crate::digits::to_digits;
-use crate::simd::{Lanes, Z8};
+use crate::simd::{Across, Lanes};
 
 const MASK: u64 = (1 << 52) - 1;
 
-/// One number in the horizontal form: `8·R` digits, digit `i` in register `i/8`, lane `i mod 8`.
-type Num<const R: usize> = [__m512i; R];
+/// One number in the horizontal form: `L·R` digits (`L` lanes a register), digit `i` in
+/// register `i/L`, lane `i mod L`.
+type Num<S, const R: usize> = [<S as Lanes>::V; R];
 
 /// A job's modulus in the horizontal form, with its lowest digit and `−m⁻¹ mod 2^52` for the
 /// scalar side of the product.
-struct HMod<const R: usize> {
-    m: Num<R>,
+struct HMod<S: Lanes, const R: usize> {
+    m: Num<S, R>,
     m0: u64,
     k0: u64,
 }
 
-/// The digits `d` (at most `8·R`), zero-padded.
+/// The digits `d` (at most `L·R`), zero-padded.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
-fn load<const R: usize>(s: Z8, d: &[u64]) -> Num<R> {
-    assert!(d.len() <= 8 * R);
+fn load<S: Across, const R: usize>(s: S, d: &[u64]) -> Num<S, R> {
+    assert!(d.len() <= S::LANES * R);
     let mut out = [s.zero(); R];
     for (j, o) in out.iter_mut().enumerate() {
         let mut buf = [0u64; 8];
-        for (l, x) in buf.iter_mut().enumerate() {
-            if let Some(&v) = d.get(8 * j + l) {
+        for (l, x) in buf.iter_mut().enumerate().take(S::LANES) {
+            if let Some(&v) = d.get(S::LANES * j + l) {
                 *x = v;
             }
         }
-        *o = s.from_lanes(&buf);
+        *o = s.from_lanes(&buf[..S::LANES]);
     }
     out
 }
 
 /// The first `n` digits of `v`.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
-fn store<const R: usize>(s: Z8, v: &Num<R>, n: usize) -> Vec<u64> {
-    let mut out = vec![0u64; 8 * R];
+fn store<S: Across, const R: usize>(s: S, v: &Num<S, R>, n: usize) -> Vec<u64> {
+    let mut out = vec![0u64; S::LANES * R];
     for (j, &x) in v.iter().enumerate() {
-        s.to_lanes(x, &mut out[8 * j..8 * j + 8]);
+        s.to_lanes(x, &mut out[S::LANES * j..S::LANES * (j + 1)]);
     }
     out.truncate(n);
     out
 }
 
 /// Carries propagated: every digit below `2^52`. The value is unchanged provided it fits in
-/// `8·R` digits (a product's is below `2m`).
+/// `L·R` digits (a product's is below `2m`).
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
-pub(crate) fn normalise<const R: usize>(s: Z8, r: &Num<R>) -> Num<R> {
+pub(crate) fn normalise<S: Across, const R: usize>(s: S, r: &Num<S, R>) -> Num<S, R> {
     let mask = s.splat(MASK);
     let zero = s.zero();
     let mut out = [zero; R];
@@ -92,13 +92,13 @@ pub(crate) fn normalise<const R: usize>(s: Z8, r: &Num<R>) -> Num<R> {
     // then those of the integer addition (g << 1) + p, read off by xor with p.
     let (mut g, mut p) = (0u128, 0u128);
     for (j, &x) in out.iter().enumerate() {
-        g |= u128::from(s.gt(x, mask)) << (8 * j);
-        p |= u128::from(s.eq(x, mask)) << (8 * j);
+        g |= u128::from(s.gt(x, mask)) << (S::LANES * j);
+        p |= u128::from(s.eq(x, mask)) << (S::LANES * j);
     }
     let carries = (g << 1).wrapping_add(p) ^ p;
     for (j, x) in out.iter_mut().enumerate() {
         // x + 1 − 2^52 where a carry comes in, then the low 52 bits.
-        *x = s.and(s.sub_in(*x, (carries >> (8 * j)) as u8, mask), mask);
+        *x = s.and(s.sub_in(*x, (carries >> (S::LANES * j)) as u8, mask), mask);
     }
     out
 }
@@ -107,20 +107,20 @@ pub(crate) fn normalise<const R: usize>(s: Z8, r: &Num<R>) -> Num<R> {
 /// given inputs below `2m_k` and `2^(52n) > 4m_k`.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
 #[inline(never)]
-fn amm<const R: usize, const K: usize>(
-    s: Z8,
+fn amm<S: Across, const R: usize, const K: usize>(
+    s: S,
     n: usize,
-    a: &[Num<R>; K],
-    b: &[Num<R>; K],
-    m: &[&HMod<R>; K],
-) -> [Num<R>; K] {
-    debug_assert!(n <= 8 * R);
+    a: &[Num<S, R>; K],
+    b: &[Num<S, R>; K],
+    m: &[&HMod<S, R>; K],
+) -> [Num<S, R>; K] {
+    debug_assert!(n <= S::LANES * R);
     let zero = s.zero();
     let mut bd = [[[0u64; 8]; R]; K];
     let mut a0 = [0u64; K];
     for k in 0..K {
         for j in 0..R {
-            s.to_lanes(b[k][j], &mut bd[k][j]);
+            s.to_lanes(b[k][j], &mut bd[k][j][..S::LANES]);
         }
         a0[k] = s.lane0(a[k][0]);
     }
@@ -129,7 +129,7 @@ fn amm<const R: usize, const K: usize>(
     let mut acc = [0u64; K];
     for i in 0..n {
         for k in 0..K {
-            let bi = bd[k][i / 8][i % 8];
+            let bi = bd[k][i / S::LANES][i % S::LANES];
             let t = u128::from(acc[k]) + u128::from(a0[k]) * u128::from(bi);
             let y = (t as u64).wrapping_mul(m[k].k0) & MASK;
             let t = t + u128::from(m[k].m0) * u128::from(y);
@@ -169,18 +169,18 @@ fn amm<const R: usize, const K: usize>(
 /// the same window as the lane form; `b`, `one` in Montgomery form. Constant-time in the base
 /// and exponent values: the lookup reads every entry and keeps one by mask.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
-fn pow<const R: usize, const K: usize>(
-    s: Z8,
+fn pow<S: Across, const R: usize, const K: usize>(
+    s: S,
     n: usize,
-    b: &[Num<R>; K],
-    one: &[Num<R>; K],
+    b: &[Num<S, R>; K],
+    one: &[Num<S, R>; K],
     exps: &[&[u64]; K],
-    m: &[&HMod<R>; K],
-) -> [Num<R>; K] {
+    m: &[&HMod<S, R>; K],
+) -> [Num<S, R>; K] {
     let limbs = exps.iter().map(|e| e.len()).max().unwrap_or(0);
     let bits = 64 * limbs;
     let w = window_for(bits);
-    let mut table: Vec<[Num<R>; K]> = Vec::with_capacity(1 << w);
+    let mut table: Vec<[Num<S, R>; K]> = Vec::with_capacity(1 << w);
     table.push(*one);
     table.push(*b);
     for i in 2..1 << w {
@@ -221,15 +221,15 @@ fn pow<const R: usize, const K: usize>(
 /// of Montgomery form: no product by 1 at the top bit, and the last bit's product, by the plain
 /// base `bp` (`x·R · b / R`) or by 1, is also the conversion out.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
-fn pow_vartime<const R: usize, const K: usize>(
-    s: Z8,
+fn pow_vartime<S: Across, const R: usize, const K: usize>(
+    s: S,
     n: usize,
-    b: &[Num<R>; K],
-    bp: &[Num<R>; K],
-    one: &[Num<R>; K],
+    b: &[Num<S, R>; K],
+    bp: &[Num<S, R>; K],
+    one: &[Num<S, R>; K],
     exps: &[&[u64]; K],
-    m: &[&HMod<R>; K],
-) -> [Num<R>; K] {
+    m: &[&HMod<S, R>; K],
+) -> [Num<S, R>; K] {
     let bits = exps.iter().map(|e| bits_vartime(e)).max().unwrap_or(0);
     let bit = |i: usize| -> [bool; K] { core::array::from_fn(|k| window(exps[k], i, 1) == 1) };
     let unit = [load(s, &[1]); K];
@@ -238,7 +238,7 @@ fn pow_vartime<const R: usize, const K: usize>(
     }
     // the top bit: b in the jobs that have it, 1 in the others (no product by 1)
     let top = bit(bits - 1);
-    let mut acc: [Num<R>; K] = core::array::from_fn(|k| if top[k] { b[k] } else { one[k] });
+    let mut acc: [Num<S, R>; K] = core::array::from_fn(|k| if top[k] { b[k] } else { one[k] });
     for i in (1..bits - 1).rev() {
         acc = amm(s, n, &acc, &acc, m);
         let hit = bit(i);
@@ -257,14 +257,14 @@ fn pow_vartime<const R: usize, const K: usize>(
     // bit 0 leaves Montgomery form: × the plain base where it is set, × 1 elsewhere
     acc = amm(s, n, &acc, &acc, m);
     let last = bit(0);
-    let f: [Num<R>; K] = core::array::from_fn(|k| if last[k] { bp[k] } else { unit[k] });
+    let f: [Num<S, R>; K] = core::array::from_fn(|k| if last[k] { bp[k] } else { unit[k] });
     amm(s, n, &acc, &f, m)
 }
 
 /// `K` jobs together: `bases[k]^exps[k] mod mods[k]`, canonical limbs.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
-fn run<const R: usize, const K: usize>(
-    s: Z8,
+fn run<S: Across, const R: usize, const K: usize>(
+    s: S,
     n: usize,
     mods: &[&ModulusDigits],
     bases: &[&[u64]],
@@ -284,7 +284,7 @@ fn run<const R: usize, const K: usize>(
         r2[k] = load(s, &md.r2);
         x[k] = load(s, &to_digits(bases[k], n));
     }
-    let mr: [&HMod<R>; K] = core::array::from_fn(|k| hm[k].as_ref().expect("set above"));
+    let mr: [&HMod<S, R>; K] = core::array::from_fn(|k| hm[k].as_ref().expect("set above"));
     let e: [&[u64]; K] = core::array::from_fn(|k| exps[k]);
     let unit = [load(s, &[1]); K];
     // base·R mod m, below 2m
@@ -308,8 +308,8 @@ const QUAD_MAX_REGS: usize = 4;
 /// canonical limbs. Constant-time in bases and exponent values unless `vartime` (the pairing
 /// depends only on the job count).
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
-pub fn modexp_few_ifma<const R: usize>(
-    s: Z8,
+pub fn modexp_few_ifma<S: Across, const R: usize>(
+    s: S,
     n: usize,
     mods: &[&ModulusDigits],
     bases: &[&[u64]],
@@ -317,8 +317,8 @@ pub fn modexp_few_ifma<const R: usize>(
     vartime: bool,
 ) -> Vec<Vec<u64>> {
     // `normalise` keeps 8 mask bits a register in a u128.
-    const { assert!(8 * R < 128) };
-    assert!(n <= 8 * R && mods.len() == bases.len() && mods.len() == exps.len());
+    const { assert!(S::LANES * R < 128) };
+    assert!(n <= S::LANES * R && mods.len() == bases.len() && mods.len() == exps.len());
     let mut out = Vec::with_capacity(mods.len());
     let mut i = 0;
     while i < mods.len() {
@@ -330,9 +330,9 @@ pub fn modexp_few_ifma<const R: usize>(
         };
         let (m, b, e) = (&mods[i..i + k], &bases[i..i + k], &exps[i..i + k]);
         out.extend(match k {
-            4 => run::<R, 4>(s, n, m, b, e, vartime),
-            2 => run::<R, 2>(s, n, m, b, e, vartime),
-            _ => run::<R, 1>(s, n, m, b, e, vartime),
+            4 => run::<S, R, 4>(s, n, m, b, e, vartime),
+            2 => run::<S, R, 2>(s, n, m, b, e, vartime),
+            _ => run::<S, R, 1>(s, n, m, b, e, vartime),
         });
         i += k;
     }
@@ -362,9 +362,34 @@ mod tests {
             );
             return;
         };
-        let s = t.z8();
-        let cases: Vec<Vec<u64>> = vec![
-            // a carry out of digit 0 ripples through digits 1..=12 (across the register edge)
+        for d in cases() {
+            check_normalise::<_, 4>(t.z8(), &d);
+            check_normalise::<_, 8>(t.y4(), &d);
+        }
+    }
+
+    /// Digits (at most 32) carried through `normalise` in `R` registers of `s`'s width.
+    fn check_normalise<S: Across, const R: usize>(s: S, d: &[u64]) {
+        let mut v = [s.zero(); R];
+        for (j, x) in v.iter_mut().enumerate() {
+            let mut lanes = [0u64; 8];
+            for (l, y) in lanes.iter_mut().enumerate().take(S::LANES) {
+                *y = d.get(S::LANES * j + l).copied().unwrap_or(0);
+            }
+            *x = s.from_lanes(&lanes[..S::LANES]);
+        }
+        let out = crate::simd::normalise_for_test(s, &v);
+        assert!(
+            out.iter().all(|&x| x <= MASK),
+            "{} {d:x?} -> {out:x?}",
+            S::NAME
+        );
+        assert_eq!(value(&out), value(d), "{} {d:x?}", S::NAME);
+    }
+
+    fn cases() -> Vec<Vec<u64>> {
+        vec![
+            // a carry out of digit 0 ripples through digits 1..=12 (across register edges)
             [vec![MASK + 1], vec![MASK; 12], vec![5, 0, 0]].concat(),
             // high bits in every digit, a run after each
             (0..24)
@@ -381,19 +406,6 @@ mod tests {
             [vec![0, 7 << 52], vec![MASK; 20], vec![0]].concat(),
             // no carries at all
             vec![MASK - 1; 23],
-        ];
-        for d in cases {
-            let mut v = [s.zero(); 4];
-            for (j, x) in v.iter_mut().enumerate() {
-                let mut lanes = [0u64; 8];
-                for (l, y) in lanes.iter_mut().enumerate() {
-                    *y = d.get(8 * j + l).copied().unwrap_or(0);
-                }
-                *x = s.from_lanes(&lanes);
-            }
-            let out = crate::simd::normalise_for_test(s, &v);
-            assert!(out.iter().all(|&x| x <= MASK), "{d:x?} -> {out:x?}");
-            assert_eq!(value(&out), value(&d), "{d:x?}");
-        }
+        ]
     }
 }

@@ -67,8 +67,24 @@ pub fn few_max(digits: usize, lanes: usize) -> usize {
     env.unwrap_or(measured).min(lanes - 1)
 }
 
+/// The kernel width whose horizontal form runs in `ymm` registers: 20 digits (RSA-2048's CRT
+/// halves) fill five `ymm` exactly, where three `zmm` carry four padding digits through every
+/// product, and an IFMA on a `ymm` costs half of one on a `zmm` on Zen 4 and Intel's
+/// AVX-512 cores alike. Zen 4, one signature at a time: 3 050 → 3 400/s (docs/PERF.md). The
+/// other widths waste no more than a digit or two a register, so they stay in `zmm`, whose
+/// four-job interleave fits the register file (five `ymm` a number do not: measured slower).
+pub const FEW_YMM_DIGITS: usize = 20;
+
+/// Whether [`FEW_YMM_DIGITS`] runs in `ymm`: yes unless `BATCHSIG_AVX512_FEW_FORM=zmm` (for
+/// before/after measurements).
+fn few_ymm() -> bool {
+    static ENV: OnceLock<bool> = OnceLock::new();
+    *ENV.get_or_init(|| std::env::var("BATCHSIG_AVX512_FEW_FORM").as_deref() != Ok("zmm"))
+}
+
 /// `bases[j]^exps[j] mod mods[j]` for a few jobs of kernel width `n` ≤ [`FEW_MAX_DIGITS`] in
-/// the horizontal form, four or two at a time (`crate::horizontal`); canonical limbs.
+/// the horizontal form, four or two at a time (`crate::horizontal`; `ymm` registers at
+/// [`FEW_YMM_DIGITS`], `zmm` otherwise); canonical limbs.
 pub fn modexp_few(
     t: Ifma,
     n: usize,
@@ -77,16 +93,37 @@ pub fn modexp_few(
     exps: &[&[u64]],
     vartime: bool,
 ) -> Vec<Vec<u64>> {
+    let ymm = n == FEW_YMM_DIGITS && few_ymm();
+    modexp_few_form(t, ymm, n, mods, bases, exps, vartime)
+}
+
+/// [`modexp_few`] in the register form asked for: `ymm` (only at [`FEW_YMM_DIGITS`]) or `zmm`.
+pub fn modexp_few_form(
+    t: Ifma,
+    ymm: bool,
+    n: usize,
+    mods: &[&ModulusDigits],
+    bases: &[&[u64]],
+    exps: &[&[u64]],
+    vartime: bool,
+) -> Vec<Vec<u64>> {
     use crate::simd::modexp_few as few;
+    if ymm {
+        assert_eq!(
+            n, FEW_YMM_DIGITS,
+            "the ymm horizontal form is built for one width"
+        );
+        return few::<_, 5>(t.y4(), n, mods, bases, exps, vartime);
+    }
     let s = t.z8();
     match n.div_ceil(8) {
-        1 => few::<1>(s, n, mods, bases, exps, vartime),
-        2 => few::<2>(s, n, mods, bases, exps, vartime),
-        3 => few::<3>(s, n, mods, bases, exps, vartime),
-        4 => few::<4>(s, n, mods, bases, exps, vartime),
-        5 => few::<5>(s, n, mods, bases, exps, vartime),
-        8 => few::<8>(s, n, mods, bases, exps, vartime),
-        10 => few::<10>(s, n, mods, bases, exps, vartime),
+        1 => few::<_, 1>(s, n, mods, bases, exps, vartime),
+        2 => few::<_, 2>(s, n, mods, bases, exps, vartime),
+        3 => few::<_, 3>(s, n, mods, bases, exps, vartime),
+        4 => few::<_, 4>(s, n, mods, bases, exps, vartime),
+        5 => few::<_, 5>(s, n, mods, bases, exps, vartime),
+        8 => few::<_, 8>(s, n, mods, bases, exps, vartime),
+        10 => few::<_, 10>(s, n, mods, bases, exps, vartime),
         _ => unreachable!("widths up to FEW_MAX_DIGITS come from KERNEL_DIGITS"),
     }
 }

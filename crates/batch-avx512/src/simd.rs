@@ -299,43 +299,79 @@ fn opaque_ymm(mut v: __m256i) -> __m256i {
 }
 
 /// Cross-lane operations of the horizontal form (`crate::horizontal`: one number's digits
-/// along a register's lanes), `zmm` only.
-impl Z8 {
-    /// `[lo[1], …, lo[7], hi[0]]`: the pair shifted down by one lane (`valignq $1`).
+/// along a register's lanes), in both widths.
+pub trait Across: Lanes<M = __mmask8> {
+    /// `[lo[1], …, lo[L−1], hi[0]]`: the pair shifted down by one lane (`valignq $1`).
+    fn shift_down(self, hi: Self::V, lo: Self::V) -> Self::V;
+    /// `[lo[L−1], hi[0], …, hi[L−2]]`: the pair shifted up by one lane (`valignq $(L−1)`).
+    fn shift_up(self, hi: Self::V, lo: Self::V) -> Self::V;
+    /// Lane 0 (`vmovq`).
+    fn lane0(self, v: Self::V) -> u64;
+    /// `v` with lane 0 replaced by `x`.
+    fn with_lane0(self, v: Self::V, x: u64) -> Self::V;
+    /// Lanes where `a > b` (unsigned), as a bit mask.
+    fn gt(self, a: Self::V, b: Self::V) -> __mmask8;
+    /// `a − b` in the lanes of `m`, `a` elsewhere.
+    fn sub_in(self, a: Self::V, m: __mmask8, b: Self::V) -> Self::V;
+}
+
+impl Across for Z8 {
     #[inline(always)]
-    pub fn shift_down(self, hi: __m512i, lo: __m512i) -> __m512i {
+    fn shift_down(self, hi: __m512i, lo: __m512i) -> __m512i {
         unsafe { _mm512_alignr_epi64::<1>(hi, lo) }
     }
-    /// `[lo[7], hi[0], …, hi[6]]`: the pair shifted up by one lane (`valignq $7`).
     #[inline(always)]
-    pub fn shift_up(self, hi: __m512i, lo: __m512i) -> __m512i {
+    fn shift_up(self, hi: __m512i, lo: __m512i) -> __m512i {
         unsafe { _mm512_alignr_epi64::<7>(hi, lo) }
     }
-    /// Lane 0 (`vmovq`).
     #[inline(always)]
-    pub fn lane0(self, v: __m512i) -> u64 {
+    fn lane0(self, v: __m512i) -> u64 {
         unsafe { _mm_cvtsi128_si64(_mm512_castsi512_si128(v)) as u64 }
     }
-    /// `v` with lane 0 replaced by `x`.
     #[inline(always)]
-    pub fn with_lane0(self, v: __m512i, x: u64) -> __m512i {
+    fn with_lane0(self, v: __m512i, x: u64) -> __m512i {
         unsafe { _mm512_mask_set1_epi64(v, 1, x as i64) }
     }
-    /// Lanes where `a > b` (unsigned), as a bit mask.
     #[inline(always)]
-    pub fn gt(self, a: __m512i, b: __m512i) -> u8 {
+    fn gt(self, a: __m512i, b: __m512i) -> __mmask8 {
         unsafe { _mm512_cmpgt_epu64_mask(a, b) }
     }
-    /// `a − b` in the lanes of `m`, `a` elsewhere.
     #[inline(always)]
-    pub fn sub_in(self, a: __m512i, m: u8, b: __m512i) -> __m512i {
+    fn sub_in(self, a: __m512i, m: __mmask8, b: __m512i) -> __m512i {
         unsafe { _mm512_mask_sub_epi64(a, m, a, b) }
     }
 }
 
+impl Across for Y4 {
+    #[inline(always)]
+    fn shift_down(self, hi: __m256i, lo: __m256i) -> __m256i {
+        unsafe { _mm256_alignr_epi64::<1>(hi, lo) }
+    }
+    #[inline(always)]
+    fn shift_up(self, hi: __m256i, lo: __m256i) -> __m256i {
+        unsafe { _mm256_alignr_epi64::<3>(hi, lo) }
+    }
+    #[inline(always)]
+    fn lane0(self, v: __m256i) -> u64 {
+        unsafe { _mm_cvtsi128_si64(_mm256_castsi256_si128(v)) as u64 }
+    }
+    #[inline(always)]
+    fn with_lane0(self, v: __m256i, x: u64) -> __m256i {
+        unsafe { _mm256_mask_set1_epi64(v, 1, x as i64) }
+    }
+    #[inline(always)]
+    fn gt(self, a: __m256i, b: __m256i) -> __mmask8 {
+        unsafe { _mm256_cmpgt_epu64_mask(a, b) }
+    }
+    #[inline(always)]
+    fn sub_in(self, a: __m256i, m: __mmask8, b: __m256i) -> __m256i {
+        unsafe { _mm256_mask_sub_epi64(a, m, a, b) }
+    }
+}
+
 /// [`crate::horizontal::modexp_few_ifma`] behind the proof.
-pub fn modexp_few<const R: usize>(
-    s: Z8,
+pub fn modexp_few<S: Across, const R: usize>(
+    s: S,
     n: usize,
     mods: &[&batch_core::num::digits::ModulusDigits],
     bases: &[&[u64]],
@@ -343,7 +379,7 @@ pub fn modexp_few<const R: usize>(
     vartime: bool,
 ) -> Vec<Vec<u64>> {
     // SAFETY: a `Z8` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
-    unsafe { crate::horizontal::modexp_few_ifma::<R>(s, n, mods, bases, exps, vartime) }
+    unsafe { crate::horizontal::modexp_few_ifma::<S, R>(s, n, mods, bases, exps, vartime) }
 }
 
 /// [`crate::field::CurveField::half`] behind the proof, on a field built for the call, for
@@ -360,12 +396,12 @@ pub(crate) fn half_for_test<S: Lanes, const N: usize>(
 
 /// `crate::horizontal`'s carry propagation on four registers behind the proof, for its test.
 #[cfg(test)]
-pub(crate) fn normalise_for_test(s: Z8, v: &[__m512i; 4]) -> Vec<u64> {
-    // SAFETY: a `Z8` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
-    let r = unsafe { crate::horizontal::normalise::<4>(s, v) };
-    let mut out = vec![0u64; 32];
+pub(crate) fn normalise_for_test<S: Across, const R: usize>(s: S, v: &[S::V; R]) -> Vec<u64> {
+    // SAFETY: a `Z8` or `Y4` exists only after `detect` saw AVX-512F, IFMA and VL on this CPU.
+    let r = unsafe { crate::horizontal::normalise::<S, R>(s, v) };
+    let mut out = vec![0u64; S::LANES * R];
     for (j, &x) in r.iter().enumerate() {
-        s.to_lanes(x, &mut out[8 * j..8 * j + 8]);
+        s.to_lanes(x, &mut out[S::LANES * j..S::LANES * (j + 1)]);
     }
     out
 }

@@ -191,13 +191,13 @@ fn measured_form_vs_num_bigint() {
 
 /// The horizontal form (`batch_avx512::horizontal`: one number along a register, what a batch's
 /// leftover jobs run on) directly, at every width it serves (5 … 80 digits, one to ten
-/// registers), one job, interleaved pairs and quadruples (one to six jobs a call), constant-time
-/// and `_vartime`, against num-bigint; bases 0, 1, m−1 and random, exponents empty, zero, one,
+/// registers; 20 digits in `ymm` too), one job, interleaved pairs and quadruples (one to six jobs
+/// a call), constant-time and `_vartime`, against num-bigint; bases 0, 1, m−1 and random, exponents empty, zero, one,
 /// all-ones and random of different lengths within a call.
 #[test]
 fn horizontal_form_vs_num_bigint() {
     use batch_avx512::digits::{modulus_digits, modulus_digits_vartime};
-    use batch_avx512::modexp::{kernel_digits, modexp_few, FEW_MAX_DIGITS};
+    use batch_avx512::modexp::{kernel_digits, modexp_few_form, FEW_MAX_DIGITS, FEW_YMM_DIGITS};
     if common::ifma_or_skip("horizontal_form_vs_num_bigint").is_none() {
         return;
     }
@@ -267,15 +267,21 @@ fn horizontal_form_vs_num_bigint() {
                     } else {
                         vec![exps[0]; k]
                     };
-                    let got = modexp_few(t, n, &mdr[..k], &br[..k], &ex, vartime);
-                    for j in 0..k {
-                        let want = to_big(br[j]).modpow(&to_big(ex[j]), &to_big(&mods[j]));
-                        assert_eq!(
-                            to_big(&got[j]),
-                            want,
-                            "{bits} bits, {n} digits, round {round}, vartime {vartime}, {k} jobs, job {j}"
-                        );
-                        assert_eq!(got[j].len(), mods[j].len());
+                    // both register forms where the width has a ymm one
+                    for ymm in [false, true] {
+                        if ymm && n != FEW_YMM_DIGITS {
+                            continue;
+                        }
+                        let got = modexp_few_form(t, ymm, n, &mdr[..k], &br[..k], &ex, vartime);
+                        for j in 0..k {
+                            let want = to_big(br[j]).modpow(&to_big(ex[j]), &to_big(&mods[j]));
+                            assert_eq!(
+                                to_big(&got[j]),
+                                want,
+                                "{bits} bits, {n} digits, ymm {ymm}, round {round}, vartime {vartime}, {k} jobs, job {j}"
+                            );
+                            assert_eq!(got[j].len(), mods[j].len());
+                        }
                     }
                 }
             }
