@@ -51,6 +51,14 @@ pub fn fastest_cpu_modexp() -> Arc<dyn Backend> {
     }
 }
 
+/// The fastest Montgomery kernel for the scheme layer's own big-number products on this CPU
+/// (RSA blinding, unblinding, CRT reductions and recombination, on `DynMonty::mul_in` and
+/// `reduce_in`): `mulx`/`adcx`/`adox` where the CPU has BMI2 and ADX, else `None` (batch-core's
+/// portable kernel). Constant-time like the portable one.
+pub(crate) fn cpu_mont_kernel() -> Option<&'static dyn batch_core::num::MontKernel> {
+    batch_avx2::adx_kernel()
+}
+
 /// One kind of backend call, for routing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Operation {

@@ -102,14 +102,24 @@ impl DynMonty {
 
     /// `x mod m` for any length of `x`.
     pub fn reduce(&self, x: &[u64]) -> Vec<u64> {
-        with_kernel!(&self.kernel, p => p.reduce_limbs(x).0[..self.limbs].to_vec())
+        self.reduce_in(None, x)
+    }
+
+    /// [`Self::reduce`] with its products on a backend's kernel `k` (see [`MontKernel`]).
+    pub fn reduce_in(&self, k: Option<&dyn MontKernel>, x: &[u64]) -> Vec<u64> {
+        with_kernel!(&self.kernel, p => p.reduce_limbs_in(k, x).0[..self.limbs].to_vec())
     }
 
     /// `a·b mod m` for `a, b < m`.
     pub fn mul(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
+        self.mul_in(None, a, b)
+    }
+
+    /// [`Self::mul`] with its products on a backend's kernel `k` (see [`MontKernel`]).
+    pub fn mul_in(&self, k: Option<&dyn MontKernel>, a: &[u64], b: &[u64]) -> Vec<u64> {
         with_kernel!(&self.kernel, p => {
-            let t = p.mul(&fit(a), &fit(b)); // a·b/R
-            p.mul(&t, p.r2()).0[..self.limbs].to_vec()
+            let t = p.mul_in(k, &fit(a), &fit(b)); // a·b/R
+            p.mul_in(k, &t, p.r2()).0[..self.limbs].to_vec()
         })
     }
 

@@ -285,6 +285,11 @@ impl<const L: usize> MontyParams<L> {
     /// `x mod m` for a little-endian limb slice of any length (Horner over `L`-limb chunks,
     /// in Montgomery form). Constant-time in the value; the length is public.
     pub fn reduce_limbs(&self, x: &[u64]) -> Uint<L> {
+        self.reduce_limbs_in(None, x)
+    }
+
+    /// [`Self::reduce_limbs`] with its products on `k` (see [`Self::mul_in`]).
+    pub fn reduce_limbs_in(&self, k: Option<&dyn MontKernel>, x: &[u64]) -> Uint<L> {
         let mut acc = Uint::<L>::ZERO; // Montgomery form
         let chunks = x.len().div_ceil(L).max(1);
         for c in (0..chunks).rev() {
@@ -292,10 +297,10 @@ impl<const L: usize> MontyParams<L> {
             let hi = ((c + 1) * L).min(x.len());
             let chunk = Uint::<L>::from_limbs(&x[lo..hi]).expect("chunk fits");
             // acc·R + chunk, in Montgomery form: mul(acc, R²) = acc·R·R/R·... = M(acc·R).
-            acc = self.mul(&acc, &self.r2);
-            acc = self.add(&acc, &self.to_monty(&chunk));
+            acc = self.mul_in(k, &acc, &self.r2);
+            acc = self.add(&acc, &self.mul_in(k, &chunk, &self.r2));
         }
-        self.from_monty(&acc)
+        self.mul_in(k, &acc, &Uint::ONE)
     }
 
     /// [`Self::mul`] on `k` where a backend supplies one (see [`MontKernel`]), else the

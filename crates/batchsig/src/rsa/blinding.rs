@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use zeroize::Zeroizing;
 
 use super::RsaPrivateKey;
+use crate::backend::cpu_mont_kernel as kernel;
 
 /// Jobs of one key per blinding chain (a fresh `r` each chain); OpenSSL's `BN_BLINDING` also
 /// refreshes after 32 uses.
@@ -114,7 +115,7 @@ pub(crate) fn pairs(key: &RsaPrivateKey, plan: Plan) -> Result<Vec<Pair>, Error>
     let heads: Vec<(Secret, Secret)> = fresh
         .par_iter()
         .map(|bytes| {
-            let r = Zeroizing::new(n.reduce(&limbs_from_be_bytes(bytes)));
+            let r = Zeroizing::new(n.reduce_in(kernel(), &limbs_from_be_bytes(bytes)));
             // NOTE: rᵉ runs square-and-multiply over the public e; the Montgomery kernel is
             // constant-time in r.
             let re = Zeroizing::new(n.pow_vartime(&r, &key.public.e));
@@ -139,8 +140,8 @@ pub(crate) fn pairs(key: &RsaPrivateKey, plan: Plan) -> Result<Vec<Pair>, Error>
     debug_assert_eq!(rest, 0);
     let last = chains.len().saturating_sub(1);
     let square = |p: &Pair| Pair {
-        a: Zeroizing::new(n.mul(&p.a, &p.a)),
-        ai: Zeroizing::new(n.mul(&p.ai, &p.ai)),
+        a: Zeroizing::new(n.mul_in(kernel(), &p.a, &p.a)),
+        ai: Zeroizing::new(n.mul_in(kernel(), &p.ai, &p.ai)),
     };
     let served: Vec<(Vec<Pair>, Option<Cached>)> = chains
         .into_par_iter()

@@ -36,6 +36,7 @@ use blinding::Secret;
 pub use blinding::BLINDING_CHAIN;
 pub use key::{RsaKeyRestriction, RsaPrivateKey, RsaPublicKey, MAX_MODULUS_BITS, MIN_MODULUS_BITS};
 
+use crate::backend::cpu_mont_kernel as kernel;
 use crate::batch::{check_not_empty, os_seeded_rng};
 use crate::hash::HashAlg;
 
@@ -335,7 +336,11 @@ pub fn sign_batch(
                 .zip(ps)
                 .map(|(&i, p)| {
                     let n = &jobs[i].key.public.n_monty;
-                    let c = Zeroizing::new(n.mul(encoded[i].as_ref().expect("encoded"), &p.a));
+                    let c = Zeroizing::new(n.mul_in(
+                        kernel(),
+                        encoded[i].as_ref().expect("encoded"),
+                        &p.a,
+                    ));
                     (i, p.ai, c)
                 })
                 .collect()
@@ -366,8 +371,8 @@ pub fn sign_batch(
         .map(|(job, p)| {
             p.as_ref().ok().map(|p| {
                 (
-                    Zeroizing::new(job.key.p_monty.reduce(&p.c)),
-                    Zeroizing::new(job.key.q_monty.reduce(&p.c)),
+                    Zeroizing::new(job.key.p_monty.reduce_in(kernel(), &p.c)),
+                    Zeroizing::new(job.key.q_monty.reduce_in(kernel(), &p.c)),
                 )
             })
         })
@@ -415,7 +420,7 @@ pub fn sign_batch(
                 mq.as_ref().map_err(Clone::clone)?,
             );
             let s_blind = Zeroizing::new(crt_combine(key, mp, mq));
-            let mut s = Zeroizing::new(key.public.n_monty.mul(&s_blind, &p.r_inv));
+            let mut s = Zeroizing::new(key.public.n_monty.mul_in(kernel(), &s_blind, &p.r_inv));
             batch_core::ct::declassify(s.as_mut_slice()); // the signature: public from here
             Ok(s)
         })
@@ -474,9 +479,9 @@ pub fn sign_batch(
 /// Garner: `s = m_q + q·((m_p − m_q)·q⁻¹ mod p)`, limbs of `n`.
 fn crt_combine(key: &RsaPrivateKey, mp: &[u64], mq: &[u64]) -> Vec<u64> {
     let pm = &key.p_monty;
-    let mq_p = pm.reduce(mq);
+    let mq_p = pm.reduce_in(kernel(), mq);
     let diff = Zeroizing::new(pm.sub(&nat::truncate(mp.to_vec(), pm.limbs()), &mq_p));
-    let h = Zeroizing::new(pm.mul(&diff, &nat::resize(key.qinv.to_vec(), pm.limbs())));
+    let h = Zeroizing::new(pm.mul_in(kernel(), &diff, &nat::resize(key.qinv.to_vec(), pm.limbs())));
     let hq = Zeroizing::new(nat::mul(&h, &key.q));
     // h < p and mq < q, so s = mq + q·h < n fits: drop the top limbs without looking.
     nat::truncate(nat::add(&hq, mq), key.public.n_monty.limbs())
@@ -493,23 +498,26 @@ fn batch_invert_rsa(key: &RsaPrivateKey, rs: &[&[u64]]) -> Result<Vec<Zeroizing<
     let mut acc = Zeroizing::new(rs[0].to_vec());
     prefix.push(acc.clone());
     for r in &rs[1..] {
-        acc = Zeroizing::new(n.mul(&acc, r));
+        acc = Zeroizing::new(n.mul_in(kernel(), &acc, r));
         prefix.push(acc.clone());
     }
     // acc⁻¹ mod n from acc⁻¹ mod p and mod q (safegcd: 1024-bit halves invert in a few µs,
     // where Fermat costs a whole CRT exponentiation).
-    let ip = Zeroizing::new(key.p_monty.inv(&key.p_monty.reduce(&acc)));
-    let iq = Zeroizing::new(key.q_monty.inv(&key.q_monty.reduce(&acc)));
+    let ip = Zeroizing::new(key.p_monty.inv(&key.p_monty.reduce_in(kernel(), &acc)));
+    let iq = Zeroizing::new(key.q_monty.inv(&key.q_monty.reduce_in(kernel(), &acc)));
     let mut inv = Zeroizing::new(crt_combine(key, &ip, &iq));
     let one = nat::resize(vec![1], n.limbs());
-    if !batch_core::ct::declassify_mask(batch_core::ct::eq_mask(&n.mul(&inv, &acc), &one)) {
+    if !batch_core::ct::declassify_mask(batch_core::ct::eq_mask(
+        &n.mul_in(kernel(), &inv, &acc),
+        &one,
+    )) {
         // Some r shares a factor with n: probability ~2⁻¹⁰²⁴ for a random r.
         return Err(Error::FaultDetected("blinding value not invertible"));
     }
     let mut out = vec![Zeroizing::new(Vec::new()); rs.len()];
     for i in (1..rs.len()).rev() {
-        out[i] = Zeroizing::new(n.mul(&inv, &prefix[i - 1]));
-        inv = Zeroizing::new(n.mul(&inv, rs[i]));
+        out[i] = Zeroizing::new(n.mul_in(kernel(), &inv, &prefix[i - 1]));
+        inv = Zeroizing::new(n.mul_in(kernel(), &inv, rs[i]));
     }
     out[0] = inv;
     Ok(out)
