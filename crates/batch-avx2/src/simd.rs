@@ -759,8 +759,9 @@ mod tests {
         agrees::<240>(&k, &mut rng);
     }
 
-    /// `DynMonty::mul_in` and `reduce_in` on this kernel (what batchsig's RSA blinding, CRT
-    /// reductions and recombination run on) against the portable `mul` and `reduce`, at RSA's
+    /// `DynMonty::mul_in`, `mont_mul_in`, `to_monty_in` and `reduce_in` on this kernel (what
+    /// batchsig's RSA blinding, CRT reductions and recombination run on) against the portable
+    /// path, and a Montgomery product by a Montgomery form against the plain product, at RSA's
     /// widths (halves and moduli of 1024 … 4096 bits, and one not a kernel width), operands 0,
     /// 1, m − 1 and random, inputs to reduce of every length up to twice the modulus and the
     /// all-ones value.
@@ -787,16 +788,31 @@ mod tests {
                 xs.push(d.reduce(&x));
             }
             for a in &xs {
+                let am = d.to_monty_in(Some(k), a);
+                assert_eq!(am, d.to_monty_in(None, a), "{limbs} limbs");
                 for b in &xs {
-                    assert_eq!(d.mul_in(Some(k), a, b), d.mul(a, b), "{limbs} limbs");
+                    let ab = d.mul(a, b);
+                    assert_eq!(d.mul_in(Some(k), a, b), ab, "{limbs} limbs");
+                    let mm = d.mont_mul_in(Some(k), a, b);
+                    assert_eq!(mm, d.mont_mul_in(None, a, b), "{limbs} limbs");
+                    // with one factor in Montgomery form, the plain product
+                    assert_eq!(d.mont_mul_in(Some(k), b, &am), ab, "{limbs} limbs");
                 }
             }
             for len in [0usize, 1, limbs - 1, limbs, limbs + 1, 2 * limbs] {
                 let x: Vec<u64> = (0..len).map(|_| rng.random()).collect();
-                assert_eq!(d.reduce_in(Some(k), &x), d.reduce(&x), "{limbs} limbs, {len}");
+                assert_eq!(
+                    d.reduce_in(Some(k), &x),
+                    d.reduce(&x),
+                    "{limbs} limbs, {len}"
+                );
             }
             let ones = vec![u64::MAX; 2 * limbs];
-            assert_eq!(d.reduce_in(Some(k), &ones), d.reduce(&ones), "{limbs} limbs");
+            assert_eq!(
+                d.reduce_in(Some(k), &ones),
+                d.reduce(&ones),
+                "{limbs} limbs"
+            );
         }
     }
 }

@@ -123,6 +123,19 @@ impl DynMonty {
         })
     }
 
+    /// The Montgomery product `a·b·R⁻¹ mod m` for `a, b < m` (`R = 2^(64·w)`, `w` the kernel
+    /// width: the same `R` for every call on this modulus), on `k` where given: one product
+    /// where [`Self::mul_in`] takes two. With `b` kept as `b·R mod m` ([`Self::to_monty_in`]),
+    /// it is `a·b mod m`; with both so kept, the result is `a·b·R mod m`.
+    pub fn mont_mul_in(&self, k: Option<&dyn MontKernel>, a: &[u64], b: &[u64]) -> Vec<u64> {
+        with_kernel!(&self.kernel, p => p.mul_in(k, &fit(a), &fit(b)).0[..self.limbs].to_vec())
+    }
+
+    /// `a·R mod m` for `a < m` (see [`Self::mont_mul_in`]).
+    pub fn to_monty_in(&self, k: Option<&dyn MontKernel>, a: &[u64]) -> Vec<u64> {
+        with_kernel!(&self.kernel, p => p.mul_in(k, &fit(a), p.r2()).0[..self.limbs].to_vec())
+    }
+
     /// `a + b mod m` for `a, b < m`.
     pub fn add(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
         with_kernel!(&self.kernel, p => p.add(&fit(a), &fit(b)).0[..self.limbs].to_vec())

@@ -3,7 +3,9 @@
 //!
 //! A chain starts from a fresh random `r` (one `rᵉ`, and `r⁻¹` shared with the other fresh
 //! chains of the key in the same batch through one inversion, Montgomery's trick); each next
-//! job of the chain squares both (`((r²)ᵉ, (r²)⁻¹)`, two products). A chain serves at most
+//! job of the chain squares both (`((r²)ᵉ, (r²)⁻¹)`, two products: the pair is kept in
+//! Montgomery form, `(A·R, Aᵢ·R)`, so a square is one Montgomery product and so is each use,
+//! `m·A` and `s·Aᵢ`). A chain serves at most
 //! [`BLINDING_CHAIN`] jobs, then a fresh `r` is drawn. The key keeps the **next unused** pair
 //! of its last chain and how many uses it has left ([`BlindingCache`]); a batch takes it out
 //! (so no other batch can use it), serves its first jobs from it and puts back the pair after
@@ -30,7 +32,8 @@ pub const BLINDING_CHAIN: usize = 32;
 /// Secret limbs, wiped on drop.
 pub(crate) type Secret = Zeroizing<Vec<u64>>;
 
-/// One blinding pair: `a = rᵉ`, `ai = r⁻¹` (mod n), limbs of `n`.
+/// One blinding pair in Montgomery form (`DynMonty::to_monty_in` of `n`): `a = rᵉ·R`,
+/// `ai = r⁻¹·R` (mod n), limbs of `n`; `DynMonty::mont_mul_in(x, a)` is `x·rᵉ mod n`.
 pub(crate) struct Pair {
     pub(crate) a: Secret,
     pub(crate) ai: Secret,
@@ -135,13 +138,17 @@ pub(crate) fn pairs(key: &RsaPrivateKey, plan: Plan) -> Result<Vec<Pair>, Error>
     for ((_, re), ai) in heads.into_iter().zip(invs) {
         let here = BLINDING_CHAIN.min(rest);
         rest -= here;
-        chains.push((Pair { a: re, ai }, BLINDING_CHAIN, here));
+        let pair = Pair {
+            a: Zeroizing::new(n.to_monty_in(kernel(), &re)),
+            ai: Zeroizing::new(n.to_monty_in(kernel(), &ai)),
+        };
+        chains.push((pair, BLINDING_CHAIN, here));
     }
     debug_assert_eq!(rest, 0);
     let last = chains.len().saturating_sub(1);
     let square = |p: &Pair| Pair {
-        a: Zeroizing::new(n.mul_in(kernel(), &p.a, &p.a)),
-        ai: Zeroizing::new(n.mul_in(kernel(), &p.ai, &p.ai)),
+        a: Zeroizing::new(n.mont_mul_in(kernel(), &p.a, &p.a)),
+        ai: Zeroizing::new(n.mont_mul_in(kernel(), &p.ai, &p.ai)),
     };
     let served: Vec<(Vec<Pair>, Option<Cached>)> = chains
         .into_par_iter()
@@ -195,15 +202,20 @@ mod tests {
             let ps = pairs(&key, plan(&key, size, &mut rng)).unwrap();
             assert_eq!(ps.len(), size);
             for p in &ps {
-                let aie = n.pow_vartime(&p.ai, &key.public.e);
-                assert_eq!(n.mul(&p.a, &aie), one, "A·Aᵢᵉ ≢ 1");
-                let continues = prev.as_ref().is_some_and(|q| n.mul(q, q) == *p.a);
+                // out of Montgomery form
+                let (a, ai) = (
+                    n.mont_mul_in(None, &p.a, &one),
+                    n.mont_mul_in(None, &p.ai, &one),
+                );
+                let aie = n.pow_vartime(&ai, &key.public.e);
+                assert_eq!(n.mul(&a, &aie), one, "A·Aᵢᵉ ≢ 1");
+                let continues = prev.as_ref().is_some_and(|q| n.mul(q, q) == a);
                 chain_len = if continues { chain_len + 1 } else { 1 };
                 assert!(
                     chain_len <= BLINDING_CHAIN,
                     "chain longer than {BLINDING_CHAIN}"
                 );
-                prev = Some(p.a.to_vec());
+                prev = Some(a);
                 seen.push(p.a.to_vec());
             }
             assert!(key.blinding.left() < BLINDING_CHAIN);

@@ -248,7 +248,7 @@ pub fn checker() -> &'static dyn Backend {
 /// Per-job state between the stages of signing.
 struct Prepared {
     m: Vec<u64>,
-    /// The unblinding factor `Aᵢ` of this job.
+    /// The unblinding factor `Aᵢ` of this job, in Montgomery form (`Aᵢ·R mod n`).
     r_inv: Zeroizing<Vec<u64>>,
     c: Zeroizing<Vec<u64>>,
 }
@@ -336,7 +336,8 @@ pub fn sign_batch(
                 .zip(ps)
                 .map(|(&i, p)| {
                     let n = &jobs[i].key.public.n_monty;
-                    let c = Zeroizing::new(n.mul_in(
+                    // m·A: the pair is in Montgomery form (`blinding.rs`)
+                    let c = Zeroizing::new(n.mont_mul_in(
                         kernel(),
                         encoded[i].as_ref().expect("encoded"),
                         &p.a,
@@ -420,7 +421,9 @@ pub fn sign_batch(
                 mq.as_ref().map_err(Clone::clone)?,
             );
             let s_blind = Zeroizing::new(crt_combine(key, mp, mq));
-            let mut s = Zeroizing::new(key.public.n_monty.mul_in(kernel(), &s_blind, &p.r_inv));
+            // s·Aᵢ, Aᵢ in Montgomery form
+            let mut s =
+                Zeroizing::new(key.public.n_monty.mont_mul_in(kernel(), &s_blind, &p.r_inv));
             batch_core::ct::declassify(s.as_mut_slice()); // the signature: public from here
             Ok(s)
         })
