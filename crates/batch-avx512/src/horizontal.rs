@@ -4,16 +4,20 @@
 //!
 //! The lane form (`field`, `modexp`) puts digit `i` of eight jobs in register `i`, so a group
 //! costs eight lanes however few jobs fill it. Here one number's `N` digits lie along the
-//! lanes of `R = ⌈N/L⌉` registers of `L` lanes (`zmm`, `L = 8`, or `ymm`, `L = 4`: digit `i` in
-//! register `i/L`, lane `i mod L`), so one job fills the registers by itself. The almost-Montgomery product is word-serial, as in
-//! OpenSSL's rsaz-avx512: for each digit `bᵢ` of `b` the accumulator gains `lo52(a·bᵢ)` and
-//! `lo52(m·yᵢ)`, shifts down one digit (`valignq`), then gains `hi52(a·bᵢ)` and `hi52(m·yᵢ)`,
-//! which the shift has already aligned. The accumulator's lowest digit, and from it `yᵢ`, are
-//! kept exactly in a general register (128-bit products), so the vector's lane 0 is only read
-//! once per digit, after the shift. One step is a chain of about twenty cycles (scalar → broadcast
-//! → IFMA → shift → scalar), so independent jobs run interleaved — two, or four where a
-//! number takes at most four registers (`K`) — and each fills the others' waits. A final pass propagates the carries (the 12 bits above each digit, then
-//! single carries by the generate/propagate masks of an integer addition).
+//! lanes of `R = ⌈N/L⌉` registers of `L` lanes (`zmm`, `L = 8`, or `ymm`, `L = 4`: digit `i`
+//! in register `i/L`, lane `i mod L`), so one job fills the registers by itself. The
+//! almost-Montgomery product is word-serial, as in OpenSSL's rsaz-avx512: for each digit `bᵢ`
+//! of `b` the accumulator gains `lo52(a·bᵢ)` and `lo52(m·yᵢ)`, shifts down one digit
+//! (`valignq`), then gains `hi52(a·bᵢ)` and `hi52(m·yᵢ)`, which the shift has already
+//! aligned. The accumulator's lowest digit, and from it `yᵢ`, are kept exactly in a general
+//! register (128-bit products), so the vector's lane 0 is only read once per digit, after the
+//! shift. One step is a chain of about twenty cycles (scalar → broadcast → IFMA → shift →
+//! scalar), so independent jobs run interleaved — two, or four where a number takes at most
+//! four registers (`K`) — and each fills the others' waits (on Sapphire Rapids; Zen 4, with
+//! half the `zmm` IFMA throughput, is bound by the IFMA work instead, which is why 20 digits
+//! run in five `ymm` rather than three `zmm` with four padding digits: `modexp::FEW_YMM_DIGITS`).
+//! A final pass propagates the carries (the 12 bits above each digit, then single carries by
+//! the generate/propagate masks of an integer addition).
 //!
 //! Same contract as the lane kernel: inputs below `2m` in normalised digits with
 //! `2^(52·N) > 4m`, output below `2m`, normalised. Constant-time jobs use the same fixed window
@@ -300,13 +304,14 @@ fn run<S: Across, const R: usize, const K: usize>(
 }
 
 /// Up to this many registers a number, four jobs run interleaved (their accumulators, 4·R
-/// registers, and the eight broadcast digits still fit the 32 `zmm` registers); wider numbers
-/// go two at a time.
+/// registers, and the eight broadcast digits still fit the 32 vector registers); wider numbers
+/// go two at a time (five `ymm` a number, four jobs: measured slower than two pairs on Zen 4).
 const QUAD_MAX_REGS: usize = 4;
 
-/// A few jobs of kernel width `n ≤ 8·R`, four (up to [`QUAD_MAX_REGS`]) or two at a time: `bases[j]^exps[j] mod mods[j]`,
-/// canonical limbs. Constant-time in bases and exponent values unless `vartime` (the pairing
-/// depends only on the job count).
+/// A few jobs of kernel width `n ≤ L·R` (`L` lanes a register of `S`), four (up to
+/// [`QUAD_MAX_REGS`]) or two at a time: `bases[j]^exps[j] mod mods[j]`, canonical limbs.
+/// Constant-time in bases and exponent values unless `vartime` (the pairing depends only on
+/// the job count).
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
 pub fn modexp_few_ifma<S: Across, const R: usize>(
     s: S,
