@@ -310,6 +310,28 @@ fn gallivm_perf_has_nopt(v: &str) -> bool {
         .any(|f| f == "nopt" || f == "all")
 }
 
+/// Why the adapter the default search found is not used: Mesa's software rasterizer through
+/// GL (llvmpipe, picked when no Vulkan driver is installed) compiles the curve shaders into
+/// more memory than a 24 GiB machine has — `backend_signatures`' wgpu ECDSA test was killed
+/// by the OOM killer at 24 GB after 227 s (2026-12-07, Zen 4, Mesa 22.3.6, even with
+/// `GALLIVM_PERF=nopt`), where the same shaders on lavapipe (Mesa's Vulkan software driver,
+/// same LLVM) pass in seconds with 1.1 GB. So it is refused, with the way out, unless asked
+/// for by name: `WGPU_BACKEND=gl` (backends exactly GL) or `WGPU_ADAPTER_NAME`. GL on a
+/// hardware GPU is not affected.
+fn refuse_software_gl(
+    backend: wgpu::Backend,
+    device_type: wgpu::DeviceType,
+    opts: &WgpuOptions,
+) -> Option<String> {
+    let asked = opts.adapter_name.is_some() || opts.backends == wgpu::Backends::GL;
+    (backend == wgpu::Backend::Gl && device_type == wgpu::DeviceType::Cpu && !asked).then(|| {
+        "the software GL rasterizer (llvmpipe) is not used by default: compiling the curve \
+         shaders through it takes tens of GB; install Mesa's Vulkan driver (Debian: \
+         mesa-vulkan-drivers, lavapipe), or set WGPU_BACKEND=gl to use it anyway"
+            .to_string()
+    })
+}
+
 fn device_type_word(t: wgpu::DeviceType) -> &'static str {
     match t {
         wgpu::DeviceType::Cpu => "software (CPU)",
@@ -360,6 +382,9 @@ impl GpuContext {
                 .map_err(|e| format!("no GPU adapter for backends {:?}: {e}", opts.backends))?,
         };
         let info = adapter.get_info();
+        if let Some(why) = refuse_software_gl(info.backend, info.device_type, opts) {
+            return Err(format!("adapter {}: {why}", info.name));
+        }
         let downlevel = adapter.get_downlevel_capabilities();
         if !downlevel
             .flags
@@ -896,6 +921,47 @@ impl GpuContext {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// Only software GL found by the default search is refused; asked for by name, or on
+    /// any other backend or device type, an adapter is used.
+    #[test]
+    fn software_gl_refused_unless_asked_for() {
+        use wgpu::{Backend, Backends, DeviceType};
+        let default = WgpuOptions::default();
+        let why = refuse_software_gl(Backend::Gl, DeviceType::Cpu, &default);
+        assert!(why.is_some_and(|w| w.contains("mesa-vulkan-drivers")));
+        let gl_only = WgpuOptions {
+            backends: Backends::GL,
+            ..WgpuOptions::default()
+        };
+        assert_eq!(
+            refuse_software_gl(Backend::Gl, DeviceType::Cpu, &gl_only),
+            None
+        );
+        let named = WgpuOptions {
+            adapter_name: Some("llvmpipe".into()),
+            ..WgpuOptions::default()
+        };
+        assert_eq!(
+            refuse_software_gl(Backend::Gl, DeviceType::Cpu, &named),
+            None
+        );
+        for t in [
+            DeviceType::DiscreteGpu,
+            DeviceType::IntegratedGpu,
+            DeviceType::VirtualGpu,
+            DeviceType::Other,
+        ] {
+            assert_eq!(refuse_software_gl(Backend::Gl, t, &default), None, "{t:?}");
+        }
+        for b in [Backend::Vulkan, Backend::Metal, Backend::Dx12] {
+            assert_eq!(
+                refuse_software_gl(b, DeviceType::Cpu, &default),
+                None,
+                "{b:?}"
+            );
+        }
+    }
 
     #[test]
     fn gallivm_perf_flags_are_read_as_mesa_lists_them() {
