@@ -74,6 +74,7 @@ pub fn few_max(digits: usize, lanes: usize) -> usize {
 /// other widths waste no more than a digit or two a register, so they stay in `zmm`, whose
 /// four-job interleave fits the register file (five `ymm` a number do not: measured slower).
 pub const FEW_YMM_DIGITS: usize = 20;
+const _: () = assert!(FEW_YMM_DIGITS.is_multiple_of(4));
 
 /// Whether [`FEW_YMM_DIGITS`] runs in `ymm`: yes unless `BATCHSIG_AVX512_FEW_FORM=zmm` (for
 /// before/after measurements).
@@ -113,7 +114,8 @@ pub fn modexp_few_form(
             n, FEW_YMM_DIGITS,
             "the ymm horizontal form is built for one width"
         );
-        return few::<_, 5>(t.y4(), n, mods, bases, exps, vartime);
+        // four digits a `ymm` register
+        return few::<_, { FEW_YMM_DIGITS / 4 }>(t.y4(), n, mods, bases, exps, vartime);
     }
     let s = t.z8();
     match n.div_ceil(8) {
