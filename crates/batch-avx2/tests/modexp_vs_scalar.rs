@@ -105,3 +105,15 @@ fn cached_moduli_vs_uncached() {
     };
     batch_core::dev::check_modexp_cached(&b, 13, true);
 }
+
+/// Secret-modulus caches (`modexp_cached`, what a private key keeps for its CRT primes): the
+/// same results as the uncached constant-time call, cold, warm, with other moduli's caches,
+/// from several threads; public caches are not used there; the scalar default agrees.
+#[test]
+fn cached_secret_moduli_vs_uncached() {
+    batch_core::dev::check_modexp_cached_secret(&batch_scalar::ScalarBackend::new(), 14, false);
+    let Some(b) = common::avx2_or_skip("cached_secret_moduli_vs_uncached") else {
+        return;
+    };
+    batch_core::dev::check_modexp_cached_secret(&b, 14, true);
+}

@@ -288,6 +288,15 @@ impl Backend for Avx512Backend {
         self.run_modexp(moduli, Some(caches), jobs, true)
     }
 
+    fn modexp_cached(
+        &self,
+        moduli: &[&[u64]],
+        caches: &[&ModulusCache],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        self.run_modexp(moduli, Some(caches), jobs, false)
+    }
+
     fn mul_base(
         &self,
         curve: Curve,

@@ -304,6 +304,19 @@ fn cached_moduli_vs_uncached() {
     }
 }
 
+/// Secret-modulus caches (`modexp_cached`, what a private key keeps for its CRT primes): the
+/// same results as the uncached constant-time call, cold, warm, with other moduli's caches,
+/// from several threads, in every register form; public caches are not used there.
+#[test]
+fn cached_secret_moduli_vs_uncached() {
+    let Some(bs) = common::ifma_or_skip("cached_secret_moduli_vs_uncached") else {
+        return;
+    };
+    for b in &bs {
+        batch_core::dev::check_modexp_cached_secret(b, 14, true);
+    }
+}
+
 /// The leftover paths through the backend on one thread, where a leftover of four 20-digit
 /// jobs is one call of four interleaved (two threads split it into pairs): RSA-2048 halves in
 /// batches of 1 … 7 and 9 … 12 jobs (leftovers of 1 … 4 beside a full group), every register

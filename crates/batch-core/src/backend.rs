@@ -105,6 +105,23 @@ pub trait Backend: Send + Sync + core::fmt::Debug {
         self.modexp_vartime(moduli, jobs)
     }
 
+    /// [`Backend::modexp`] with a cache per **secret** modulus (`caches[i]` belongs to
+    /// `moduli[i]`, each made by [`ModulusCache::new_secret`]): a private key keeps one per CRT
+    /// prime, so a signature skips the constant-time preparation of `R mod p` and `R² mod p`
+    /// (the doublings that dominate a single signature's set-up), as OpenSSL keeps the
+    /// primes' Montgomery contexts. Public caches are ignored here (their forms come from the
+    /// variable-time set-up). The default ignores the caches; `caches.len() != moduli.len()`
+    /// fails the batch.
+    fn modexp_cached(
+        &self,
+        moduli: &[&[u64]],
+        caches: &[&ModulusCache],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        check_caches(moduli, caches)?;
+        self.modexp(moduli, jobs)
+    }
+
     /// Fixed-base `k·G` for every scalar `k < n`, constant-time; affine results.
     fn mul_base(
         &self,
@@ -130,20 +147,43 @@ pub trait Backend: Send + Sync + core::fmt::Debug {
     ) -> Result<Vec<JobResult<AffinePoint>>, Error>;
 }
 
-/// The forms backends prepare from one **public** modulus (digit forms per kernel width, each
-/// with `R mod m`, `R² mod m` and its scalar constants), kept between calls by whoever owns the
-/// modulus (an RSA public key) and passed with it to [`Backend::modexp_vartime_cached`].
-/// Variable-time setup only: never for secret moduli. Each form records its modulus and a
-/// lookup compares it, so a cache passed with another modulus never answers with a wrong form
-/// (it prepares and keeps one for that modulus too).
+/// The forms backends prepare from one modulus (digit forms per kernel width, each with
+/// `R mod m`, `R² mod m` and its scalar constants), kept between calls by whoever owns the
+/// modulus and passed with it. Two kinds, never mixed:
+/// - **public** ([`Self::new`]): an RSA public key's `n`, for
+///   [`Backend::modexp_vartime_cached`]; forms from the variable-time set-up, looked up by a
+///   variable-time comparison.
+/// - **secret** ([`Self::new_secret`]): a private key's CRT primes, for
+///   [`Backend::modexp_cached`]; forms from the constant-time set-up
+///   ([`ModulusDigits::new`]), looked up by a constant-time comparison whose verdict (this
+///   cache's modulus or not) is all it reveals, and wiped when dropped (`ModulusDigits`
+///   zeroizes itself).
+///
+/// Each form records its modulus and a lookup compares it, so a cache passed with another
+/// modulus never answers with a wrong form (it prepares and keeps one for that modulus too).
 #[derive(Debug, Default)]
 pub struct ModulusCache {
     forms: std::sync::Mutex<Vec<std::sync::Arc<ModulusDigits>>>,
+    secret: bool,
 }
 
 impl ModulusCache {
+    /// A cache for a public modulus.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A cache for a secret modulus (see the type's documentation).
+    pub fn new_secret() -> Self {
+        Self {
+            forms: Default::default(),
+            secret: true,
+        }
+    }
+
+    /// Whether this is a cache for a secret modulus.
+    pub fn is_secret(&self) -> bool {
+        self.secret
     }
 
     /// The form of `m` in `digit_bits`-bit digits for an `n`-digit kernel: from the cache, or
@@ -159,7 +199,12 @@ impl ModulusCache {
         let same = |d: &ModulusDigits| {
             d.n == n
                 && d.digit_bits == digit_bits
-                && crate::num::cmp_limbs_vartime(&d.limbs, m) == core::cmp::Ordering::Equal
+                && if self.secret {
+                    // limb counts are public (the bit length is); the values are not
+                    d.limbs.len() == m.len() && declassify_mask(crate::ct::eq_mask(&d.limbs, m))
+                } else {
+                    crate::num::cmp_limbs_vartime(&d.limbs, m) == core::cmp::Ordering::Equal
+                }
         };
         let lock = || self.forms.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(d) = lock().iter().find(|d| same(d)) {

@@ -263,9 +263,44 @@ pub fn check_modexp_vs_num_bigint(
 /// many jobs, two by a single job each), batch sizes that reach the lanes, the few-job forms and the
 /// scalar tail, each run with cold caches and again with warm ones, and four threads sharing
 /// the caches at once. A cache list of the wrong length fails the batch; a cache used once
-/// holds a form afterwards where the backend caches (`expect_filled`).
+/// holds a form afterwards where the backend caches (`expect_filled`); caches passed with
+/// other moduli, or of the other kind (secret), change no result.
 pub fn check_modexp_cached(b: &dyn Backend, seed: u64, expect_filled: bool) {
+    check_cached_kind(b, seed, expect_filled, false);
+}
+
+/// [`check_modexp_cached`] for secret moduli: [`Backend::modexp_cached`] with
+/// [`crate::ModulusCache::new_secret`] caches against [`Backend::modexp`] (what RSA signing
+/// does with a key's CRT primes).
+pub fn check_modexp_cached_secret(b: &dyn Backend, seed: u64, expect_filled: bool) {
+    check_cached_kind(b, seed, expect_filled, true);
+}
+
+fn check_cached_kind(b: &dyn Backend, seed: u64, expect_filled: bool, secret: bool) {
     use crate::ModulusCache;
+    type Out = Result<Vec<JobResult<Vec<u64>>>, Error>;
+    let kind = if secret { "secret" } else { "public" };
+    let new_cache = |secret: bool| {
+        if secret {
+            ModulusCache::new_secret()
+        } else {
+            ModulusCache::new()
+        }
+    };
+    let uncached = |m: &[&[u64]], j: &[ModexpJob<'_>]| -> Out {
+        if secret {
+            b.modexp(m, j)
+        } else {
+            b.modexp_vartime(m, j)
+        }
+    };
+    let cached = |m: &[&[u64]], c: &[&ModulusCache], j: &[ModexpJob<'_>]| -> Out {
+        if secret {
+            b.modexp_cached(m, c, j)
+        } else {
+            b.modexp_vartime_cached(m, c, j)
+        }
+    };
     let mut r = rng(seed);
     // the last one is wider than any few-job form (avx512's ends at 80 digits): a scalar tail
     let moduli: Vec<Vec<u64>> = [2048, 1024, 3072, 4608]
@@ -275,6 +310,12 @@ pub fn check_modexp_cached(b: &dyn Backend, seed: u64, expect_filled: bool) {
     let mref: Vec<&[u64]> = moduli.iter().map(Vec::as_slice).collect();
     let e65537 = [0x1_0001u64];
     let long = modexp_exponents(&mut r, 2, 1).pop().expect("one");
+    // moduli of the same sizes, other values: their forms must never answer for these
+    let decoys: Vec<Vec<u64>> = moduli
+        .iter()
+        .map(|m| random_modulus(&mut r, 64 * m.len()))
+        .collect();
+    let dref: Vec<&[u64]> = decoys.iter().map(Vec::as_slice).collect();
     for size in [1usize, 2, 3, 5, 9, 17] {
         // job i: modulus 0 or 1 alternately; in a batch of ≥ 3 the last job on modulus 2 and
         // the one before on modulus 3
@@ -298,7 +339,7 @@ pub fn check_modexp_cached(b: &dyn Backend, seed: u64, expect_filled: bool) {
                 modulus: *m,
             })
             .collect();
-        let want = b.modexp_vartime(&mref, &jobs).expect("uncached batch");
+        let want = uncached(&mref, &jobs).expect("uncached batch");
         for (j, w) in jobs.iter().zip(&want) {
             let expect = to_big(j.base).modpow(&to_big(j.exponent), &to_big(mref[j.modulus]));
             assert_eq!(
@@ -308,31 +349,74 @@ pub fn check_modexp_cached(b: &dyn Backend, seed: u64, expect_filled: bool) {
                 b.name()
             );
         }
-        let caches: Vec<ModulusCache> = (0..moduli.len()).map(|_| ModulusCache::new()).collect();
+        let caches: Vec<ModulusCache> = (0..moduli.len()).map(|_| new_cache(secret)).collect();
         let cref: Vec<&ModulusCache> = caches.iter().collect();
         for round in ["cold", "warm"] {
-            let got = b
-                .modexp_vartime_cached(&mref, &cref, &jobs)
-                .expect("cached batch");
-            assert_eq!(got, want, "{}: {size} jobs, {round} caches", b.name());
+            let got = cached(&mref, &cref, &jobs).expect("cached batch");
+            assert_eq!(
+                got,
+                want,
+                "{}: {size} jobs, {round} {kind} caches",
+                b.name()
+            );
         }
         if expect_filled {
             for m in 0..moduli.len() {
                 if jobs.iter().any(|j| j.modulus == m) {
                     assert!(
                         !caches[m].is_empty(),
-                        "{}: modulus {m} not cached",
+                        "{}: modulus {m} not in its {kind} cache",
                         b.name()
                     );
                 }
             }
         }
+        // caches warmed by moduli of the same sizes (same limb counts and kernel widths, other
+        // values), then passed with these: each form is prepared anew (and kept beside)
+        let warmed: Vec<ModulusCache> = (0..moduli.len()).map(|_| new_cache(secret)).collect();
+        let wref: Vec<&ModulusCache> = warmed.iter().collect();
+        let twos: Vec<ModexpJob<'_>> = jobs
+            .iter()
+            .map(|j| ModexpJob { base: &[2], ..*j })
+            .collect();
+        cached(&dref, &wref, &twos).expect("decoy batch");
+        let got = cached(&mref, &wref, &jobs).expect("decoy caches");
+        assert_eq!(
+            got,
+            want,
+            "{}: {size} jobs, {kind} caches of other moduli",
+            b.name()
+        );
+        // and passed with the wrong moduli (each with the next one's)
+        let rotated: Vec<&ModulusCache> = (0..moduli.len()).map(|m| cref[(m + 1) % 4]).collect();
+        let got = cached(&mref, &rotated, &jobs).expect("rotated caches");
+        assert_eq!(
+            got,
+            want,
+            "{}: {size} jobs, rotated {kind} caches",
+            b.name()
+        );
+        // caches of the other kind are not used (their forms come from the other set-up)
+        let other: Vec<ModulusCache> = (0..moduli.len()).map(|_| new_cache(!secret)).collect();
+        let oref: Vec<&ModulusCache> = other.iter().collect();
+        let got = cached(&mref, &oref, &jobs).expect("other kind");
+        assert_eq!(
+            got,
+            want,
+            "{}: {size} jobs, caches of the other kind",
+            b.name()
+        );
+        assert!(
+            other.iter().all(ModulusCache::is_empty),
+            "{}: a {kind} batch filled caches of the other kind",
+            b.name()
+        );
         // several threads on the same caches at once (fresh ones: they fill concurrently)
-        let shared: Vec<ModulusCache> = (0..moduli.len()).map(|_| ModulusCache::new()).collect();
+        let shared: Vec<ModulusCache> = (0..moduli.len()).map(|_| new_cache(secret)).collect();
         let sref: Vec<&ModulusCache> = shared.iter().collect();
         std::thread::scope(|sc| {
             let hs: Vec<_> = (0..4)
-                .map(|_| sc.spawn(|| b.modexp_vartime_cached(&mref, &sref, &jobs).expect("batch")))
+                .map(|_| sc.spawn(|| cached(&mref, &sref, &jobs).expect("batch")))
                 .collect();
             for h in hs {
                 assert_eq!(
@@ -352,13 +436,13 @@ pub fn check_modexp_cached(b: &dyn Backend, seed: u64, expect_filled: bool) {
             );
         }
     }
-    let one = ModulusCache::new();
+    let one = new_cache(secret);
     let job = [ModexpJob {
         base: &[2],
         exponent: &e65537,
         modulus: 0,
     }];
-    let err = b.modexp_vartime_cached(&mref, &[&one], &job).unwrap_err();
+    let err = cached(&mref, &[&one], &job).unwrap_err();
     assert!(matches!(err, Error::Backend(_)), "{err:?}");
 }
 

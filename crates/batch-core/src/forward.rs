@@ -38,7 +38,8 @@ use crate::curve::{AffinePoint, Curve, EcUint};
 use crate::error::{Error, JobResult};
 
 /// A backend that forwards to [`Forward::inner`]; each method's default is the inner
-/// backend's, except [`Forward::modexp_vartime_cached`] (below). Implementing it makes the
+/// backend's, except [`Forward::modexp_vartime_cached`] and [`Forward::modexp_cached`]
+/// (below). Implementing it makes the
 /// type a [`Backend`].
 pub trait Forward: Send + Sync + Debug {
     /// The backend every operation not replaced here goes to.
@@ -98,6 +99,19 @@ pub trait Forward: Send + Sync + Debug {
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         check_caches(moduli, caches)?;
         self.modexp_vartime(moduli, jobs)
+    }
+
+    /// [`Backend::modexp_cached`]. As with [`Forward::modexp_vartime_cached`], the default is
+    /// the trait's: the caches checked, then **this** type's [`Forward::modexp`], so that a
+    /// wrapper replacing `modexp` sees RSA signing (which comes with the key's prime caches).
+    fn modexp_cached(
+        &self,
+        moduli: &[&[u64]],
+        caches: &[&ModulusCache],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        check_caches(moduli, caches)?;
+        self.modexp(moduli, jobs)
     }
 
     /// [`Backend::mul_base`].
@@ -168,6 +182,14 @@ impl<F: Forward> Backend for F {
         jobs: &[ModexpJob<'_>],
     ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
         Forward::modexp_vartime_cached(self, moduli, caches, jobs)
+    }
+    fn modexp_cached(
+        &self,
+        moduli: &[&[u64]],
+        caches: &[&ModulusCache],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        Forward::modexp_cached(self, moduli, caches, jobs)
     }
     fn mul_base(
         &self,
@@ -256,6 +278,15 @@ mod tests {
             self.hit("modexp_vartime_cached");
             Ok(vec![])
         }
+        fn modexp_cached(
+            &self,
+            _: &[&[u64]],
+            _: &[&ModulusCache],
+            _: &[ModexpJob<'_>],
+        ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+            self.hit("modexp_cached");
+            Ok(vec![])
+        }
         fn mul_base(&self, _: Curve, _: &[EcUint]) -> Result<Vec<JobResult<AffinePoint>>, Error> {
             self.hit("mul_base");
             Err(Error::Backend("mul_base".into()))
@@ -322,7 +353,7 @@ mod tests {
 
     /// Every operation through `b` as a `dyn Backend`; the error text of each EC operation.
     fn call_all(b: &dyn Backend) -> [String; 3] {
-        let cache = ModulusCache::new();
+        let (cache, secret) = (ModulusCache::new(), ModulusCache::new_secret());
         let m: &[u64] = &[7];
         assert!(b.modexp(&[m], &[]).unwrap().is_empty());
         assert!(b.modexp_vartime(&[m], &[]).unwrap().is_empty());
@@ -330,6 +361,7 @@ mod tests {
             .modexp_vartime_cached(&[m], &[&cache], &[])
             .unwrap()
             .is_empty());
+        assert!(b.modexp_cached(&[m], &[&secret], &[]).unwrap().is_empty());
         let c = Curve::P256;
         [
             b.mul_base(c, &[]).unwrap_err().to_string(),
@@ -356,13 +388,15 @@ mod tests {
         {
             assert!(e.contains(op), "{e}");
         }
-        // the cached call reaches this wrapper's `modexp_vartime`, which forwards it uncached
+        // the cached calls reach this wrapper's `modexp_vartime` and `modexp`, which forward
+        // them uncached
         assert_eq!(
             p.0.log(),
             [
                 "modexp",
                 "modexp_vartime",
                 "modexp_vartime",
+                "modexp",
                 "mul_base",
                 "mul_point",
                 "mul_double_vartime"
@@ -370,6 +404,7 @@ mod tests {
         );
         // a mismatch between moduli and caches fails before reaching anything
         assert!(b.modexp_vartime_cached(&[&[7]], &[], &[]).is_err());
+        assert!(b.modexp_cached(&[&[7]], &[], &[]).is_err());
         assert!(p.0.log().is_empty());
     }
 
@@ -380,10 +415,12 @@ mod tests {
         assert!(errs[0].contains("mul_base"), "{}", errs[0]);
         assert!(errs[1].contains("replaced"), "{}", errs[1]);
         assert!(errs[2].contains("mul_double_vartime"), "{}", errs[2]);
-        // both variable-time calls, the cached one included, went to `modexp`
+        // both variable-time calls, the cached one included, went to `modexp`, as did the
+        // constant-time cached one
         assert_eq!(
             s.0.log(),
             [
+                "modexp",
                 "modexp",
                 "modexp",
                 "modexp",

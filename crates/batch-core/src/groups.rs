@@ -72,8 +72,9 @@ pub trait LaneKernel: Sync {
     }
 }
 
-/// Runs a modexp batch through `k` (see the module header). `caches` (a `_vartime` batch's,
-/// one per modulus, [`crate::Backend::modexp_vartime_cached`]): each modulus's digit form is
+/// Runs a modexp batch through `k` (see the module header). `caches` (one per modulus: public
+/// ones for a `_vartime` batch, [`crate::Backend::modexp_vartime_cached`]; secret ones for a
+/// constant-time batch, [`crate::Backend::modexp_cached`]): each modulus's digit form is
 /// taken from its cache or prepared into it, for the lanes and the scalar tail alike (the tail
 /// takes its constants from the form).
 pub fn modexp_in_groups(
@@ -83,7 +84,10 @@ pub fn modexp_in_groups(
     jobs: &[ModexpJob<'_>],
     vartime: bool,
 ) -> Vec<JobResult<Vec<u64>>> {
-    let caches = caches.filter(|c| vartime && c.len() == moduli.len());
+    // A `_vartime` batch takes public caches, a constant-time one secret caches (forms from the
+    // constant-time set-up); any other pairing runs uncached.
+    let caches =
+        caches.filter(|c| c.len() == moduli.len() && c.iter().all(|c| c.is_secret() != vartime));
     // Validation and kernel widths first: which moduli need the lanes' digit form and which
     // the scalar tail's constants depends on the bucketing, and each is built only where used.
     let widths: Vec<Result<usize, Error>> = moduli

@@ -413,6 +413,22 @@ impl Backend for AutoBackend {
         )
     }
 
+    fn modexp_cached(
+        &self,
+        moduli: &[&[u64]],
+        caches: &[&batch_core::ModulusCache],
+        jobs: &[ModexpJob<'_>],
+    ) -> Result<Vec<JobResult<Vec<u64>>>, Error> {
+        batch_core::backend::check_caches(moduli, caches)?;
+        let op = Operation::Modexp;
+        self.run(
+            op,
+            (jobs.len(), widest_bits(moduli)),
+            || self.route(op),
+            |b| b.modexp_cached(moduli, caches, jobs),
+        )
+    }
+
     fn mul_base(
         &self,
         curve: Curve,

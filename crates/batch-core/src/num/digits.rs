@@ -221,6 +221,19 @@ impl ModulusDigits {
     }
 }
 
+/// Wiped when dropped: the form of a secret modulus (an RSA-CRT prime, [`ModulusDigits::new`])
+/// holds the prime in three encodings.
+impl Drop for ModulusDigits {
+    fn drop(&mut self) {
+        use zeroize::Zeroize;
+        self.limbs.zeroize();
+        self.m.zeroize();
+        self.one.zeroize();
+        self.r2.zeroize();
+        self.minv.zeroize();
+    }
+}
+
 /// Subtraction constant `c·p` (`c = 2^t`) with "borrowed" digits: every digit but the top one
 /// is in `[2^(b+1) − 2, 2^(b+1) + 2^b)`, so it dominates any digit of a subtrahend whose digits
 /// are below `2^(b+1) − 2` (normalised, or almost normalised as in the 28-bit kernel), and

@@ -167,6 +167,32 @@ impl Clone for NCache {
     }
 }
 
+/// The forms backends prepare from a private key's CRT primes, kept for the key object's
+/// lifetime and passed with `p` and `q` to [`batch_core::Backend::modexp_cached`]: secret
+/// caches (constant-time set-up and lookup, wiped when dropped), so a signature skips the
+/// constant-time preparation of `R mod p`, `R² mod p` (about 8 µs a 1024-bit prime on Zen 4).
+/// A clone starts empty (a new key object).
+#[derive(Debug)]
+pub(crate) struct CrtCaches {
+    pub(crate) p: batch_core::ModulusCache,
+    pub(crate) q: batch_core::ModulusCache,
+}
+
+impl Default for CrtCaches {
+    fn default() -> Self {
+        Self {
+            p: batch_core::ModulusCache::new_secret(),
+            q: batch_core::ModulusCache::new_secret(),
+        }
+    }
+}
+
+impl Clone for CrtCaches {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
 impl core::fmt::Debug for RsaPublicKey {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("RsaPublicKey")
@@ -198,6 +224,8 @@ pub struct RsaPrivateKey {
     pub(crate) q_monty: DynMonty,
     /// Blinding pairs kept between batches (`blinding.rs`); empty in a clone.
     pub(crate) blinding: super::blinding::BlindingCache,
+    /// The primes' prepared forms ([`CrtCaches`]); empty in a clone.
+    pub(crate) crt_caches: CrtCaches,
 }
 
 impl core::fmt::Debug for RsaPrivateKey {
@@ -406,6 +434,7 @@ impl RsaPrivateKey {
             p_monty,
             q_monty,
             blinding: Default::default(),
+            crt_caches: Default::default(),
         })
     }
 
@@ -600,6 +629,46 @@ mod tests {
             oid,
             parameters: None,
         }
+    }
+
+    /// The CRT primes' forms are kept in the key object (secret caches) by a backend that
+    /// caches them, and signatures through warm caches are those of a fresh key; a clone starts
+    /// empty; the scalar backend (no caches) signs the same bytes.
+    #[test]
+    fn crt_caches_fill_and_sign_the_same() {
+        use crate::hash::HashAlg;
+        use crate::rsa::RsaScheme;
+        use batch_core::{Availability, Backend};
+        use rand_core::SeedableRng;
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(12);
+        let key = RsaPrivateKey::generate(&mut rng, 1024).unwrap();
+        let der = key.to_pkcs1_der().unwrap();
+        let scheme = RsaScheme::pkcs1v15(HashAlg::Sha256);
+        let msgs: Vec<&[u8]> = vec![b"one", b"two", b"three"];
+        let want = RsaPrivateKey::from_pkcs1_der(&der)
+            .unwrap()
+            .sign_batch(&batch_scalar::ScalarBackend::new(), scheme, &msgs)
+            .unwrap();
+        let avx2 = batch_avx2::Avx2Backend::with_threads(1).unwrap();
+        if let Availability::Unavailable(why) = avx2.availability() {
+            let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+            assert!(
+                !ci,
+                "crt_caches_fill_and_sign_the_same: AVX2 unavailable ({why}) under CI"
+            );
+            eprintln!("SKIPPED crt_caches_fill_and_sign_the_same: AVX2 unavailable ({why})");
+            return;
+        }
+        assert!(key.crt_caches.p.is_empty() && key.crt_caches.q.is_empty());
+        for round in ["cold", "warm", "warm again"] {
+            let got = key.sign_batch(&avx2, scheme, &msgs).unwrap();
+            assert_eq!(got, want, "{round} caches");
+            assert!(!key.crt_caches.p.is_empty() && !key.crt_caches.q.is_empty());
+            assert!(key.crt_caches.p.is_secret() && key.crt_caches.q.is_secret());
+        }
+        let clone = key.clone();
+        assert!(clone.crt_caches.p.is_empty() && clone.crt_caches.q.is_empty());
+        assert_eq!(clone.sign_batch(&avx2, scheme, &msgs).unwrap(), want);
     }
 
     #[test]

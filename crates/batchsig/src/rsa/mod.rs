@@ -399,7 +399,12 @@ pub fn sign_batch(
     let results = if mjobs.is_empty() {
         Vec::new()
     } else {
-        backend.modexp(&moduli, &mjobs)?
+        let mut caches: Vec<&batch_core::ModulusCache> = Vec::with_capacity(2 * keys.len());
+        for k in &keys {
+            caches.push(&k.crt_caches.p);
+            caches.push(&k.crt_caches.q);
+        }
+        backend.modexp_cached(&moduli, &caches, &mjobs)?
     };
     if results.len() != mjobs.len() {
         return Err(Error::Backend(format!(
