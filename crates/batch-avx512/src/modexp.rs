@@ -76,16 +76,39 @@ pub fn few_max(digits: usize, lanes: usize) -> usize {
 pub const FEW_YMM_DIGITS: usize = 20;
 const _: () = assert!(FEW_YMM_DIGITS.is_multiple_of(4));
 
-/// Whether [`FEW_YMM_DIGITS`] runs in `ymm`: yes unless `BATCHSIG_AVX512_FEW_FORM=zmm` (for
-/// before/after measurements).
-fn few_ymm() -> bool {
-    static ENV: OnceLock<bool> = OnceLock::new();
-    *ENV.get_or_init(|| std::env::var("BATCHSIG_AVX512_FEW_FORM").as_deref() != Ok("zmm"))
+/// How the few-job form runs at [`FEW_YMM_DIGITS`]: by default one or two jobs in the
+/// horizontal form in `ymm` and three or four as one 4-lane `ymm` group
+/// ([`QUAD_IN_LANES`]); `BATCHSIG_AVX512_FEW_FORM=pairs` keeps three or four in horizontal
+/// pairs, `=zmm` runs the horizontal form in `zmm` (both for before/after measurements).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FewForm {
+    Default,
+    Pairs,
+    Zmm,
 }
+
+fn few_form() -> FewForm {
+    static ENV: OnceLock<FewForm> = OnceLock::new();
+    *ENV.get_or_init(
+        || match std::env::var("BATCHSIG_AVX512_FEW_FORM").as_deref() {
+            Ok("zmm") => FewForm::Zmm,
+            Ok("pairs") => FewForm::Pairs,
+            _ => FewForm::Default,
+        },
+    )
+}
+
+/// Three or four jobs at [`FEW_YMM_DIGITS`] run as one 4-lane `ymm` group (padded with copies
+/// of the last job) rather than two horizontal pairs. On Zen 4 a lane of a `ymm` group costs
+/// 54 ns a squaring and 62 ns a product at 20 digits (`examples/ifmabench.rs`), a job in a
+/// horizontal pair about 89 ns a product (one pair's product 178 ns): four jobs cost about
+/// 0.6 of two pairs, three about 0.8, two in four lanes more than a pair.
+pub const QUAD_IN_LANES: core::ops::RangeInclusive<usize> = 3..=4;
 
 /// `bases[j]^exps[j] mod mods[j]` for a few jobs of kernel width `n` ≤ [`FEW_MAX_DIGITS`] in
 /// the horizontal form, four or two at a time (`crate::horizontal`; `ymm` registers at
-/// [`FEW_YMM_DIGITS`], `zmm` otherwise); canonical limbs.
+/// [`FEW_YMM_DIGITS`], `zmm` otherwise) — except [`QUAD_IN_LANES`] jobs at
+/// [`FEW_YMM_DIGITS`], one 4-lane group; canonical limbs.
 pub fn modexp_few(
     t: Ifma,
     n: usize,
@@ -94,7 +117,18 @@ pub fn modexp_few(
     exps: &[&[u64]],
     vartime: bool,
 ) -> Vec<Vec<u64>> {
-    let ymm = n == FEW_YMM_DIGITS && few_ymm();
+    let form = few_form();
+    if n == FEW_YMM_DIGITS && form == FewForm::Default && QUAD_IN_LANES.contains(&mods.len()) {
+        // padded as the group driver pads a short group: copies of the last job
+        let pad = |k: usize| k.min(mods.len() - 1);
+        let m: Vec<&ModulusDigits> = (0..4).map(|k| mods[pad(k)]).collect();
+        let b: Vec<&[u64]> = (0..4).map(|k| bases[pad(k)]).collect();
+        let e: Vec<&[u64]> = (0..4).map(|k| exps[pad(k)]).collect();
+        let mut out = run_group(Form::Y4(t.y4()), true, n, &m, &b, &e, vartime);
+        out.truncate(mods.len());
+        return out;
+    }
+    let ymm = n == FEW_YMM_DIGITS && form != FewForm::Zmm;
     modexp_few_form(t, ymm, n, mods, bases, exps, vartime)
 }
 

@@ -317,8 +317,9 @@ fn cached_secret_moduli_vs_uncached() {
     }
 }
 
-/// The leftover paths through the backend on one thread, where a leftover of four 20-digit
-/// jobs is one call of four interleaved (two threads split it into pairs): RSA-2048 halves in
+/// The leftover paths through the backend on one thread, where a leftover of three or four
+/// 20-digit jobs is one 4-lane `ymm` group (two threads split it into pairs), one or two a
+/// horizontal call: RSA-2048 halves in
 /// batches of 1 … 7 and 9 … 12 jobs (leftovers of 1 … 4 beside a full group), every register
 /// form, against num-bigint.
 #[test]
