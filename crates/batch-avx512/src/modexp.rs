@@ -8,7 +8,8 @@
 //! A leftover of at most [`few_max`] jobs (widths up to [`FEW_MAX_DIGITS`]) runs in the
 //! horizontal form instead (`crate::horizontal`: one number along a register, so one job fills
 //! it; a single RSA-2048 signature 2 355 → 4 020/s, a single verification 41 k → 103 k/s on
-//! Sapphire Rapids); above that width a leftover of at most [`scalar_tail_max`] jobs runs on
+//! Sapphire Rapids), except three or four 20-digit jobs, one 4-lane `ymm` group
+//! ([`QUAD_IN_LANES`]); above that width a leftover of at most [`scalar_tail_max`] jobs runs on
 //! the scalar kernel instead of a padded group — see there for the measurement.
 //!
 //! Constant-time jobs use a fixed window over every bit of the (zero-padded) exponent limbs;
