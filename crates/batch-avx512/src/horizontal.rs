@@ -309,7 +309,7 @@ fn run<S: Across, const R: usize, const K: usize>(
 const QUAD_MAX_REGS: usize = 4;
 
 /// A few jobs of kernel width `n ≤ L·R` (`L` lanes a register of `S`), four (up to
-/// [`QUAD_MAX_REGS`]) or two at a time: `bases[j]^exps[j] mod mods[j]`, canonical limbs.
+/// `QUAD_MAX_REGS`) or two at a time: `bases[j]^exps[j] mod mods[j]`, canonical limbs.
 /// Constant-time in bases and exponent values unless `vartime` (the pairing depends only on
 /// the job count).
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]

@@ -224,8 +224,9 @@ pub struct RsaPrivateKey {
     pub(crate) q_monty: DynMonty,
     /// Blinding pairs kept between batches (`blinding.rs`); empty in a clone.
     pub(crate) blinding: super::blinding::BlindingCache,
-    /// The primes' prepared forms ([`CrtCaches`]); empty in a clone.
-    pub(crate) crt_caches: CrtCaches,
+    /// The primes' prepared forms ([`CrtCaches`]); empty in a clone. Boxed: the two caches
+    /// would otherwise make every enum holding a key (the CLI's, the TLS server's) lopsided.
+    pub(crate) crt_caches: Box<CrtCaches>,
 }
 
 impl core::fmt::Debug for RsaPrivateKey {
