@@ -8,8 +8,8 @@
 //! A leftover of at most [`few_max`] jobs (widths up to [`FEW_MAX_DIGITS`]) runs in the
 //! horizontal form instead (`crate::horizontal`: one number along a register, so one job fills
 //! it; a single RSA-2048 signature 2 355 → 4 020/s, a single verification 41 k → 103 k/s on
-//! Sapphire Rapids), except three or four 20-digit jobs, one 4-lane `ymm` group
-//! ([`QUAD_IN_LANES`]); above that width a leftover of at most [`scalar_tail_max`] jobs runs on
+//! Sapphire Rapids), except three or four constant-time jobs of 20, 30 or 40 digits, one
+//! 4-lane `ymm` group ([`QUAD_IN_LANES`]); above that width a leftover of at most [`scalar_tail_max`] jobs runs on
 //! the scalar kernel instead of a padded group — see there for the measurement.
 //!
 //! Constant-time jobs use a fixed window over every bit of the (zero-padded) exponent limbs;
@@ -77,10 +77,11 @@ pub fn few_max(digits: usize, lanes: usize) -> usize {
 pub const FEW_YMM_DIGITS: usize = 20;
 const _: () = assert!(FEW_YMM_DIGITS.is_multiple_of(4));
 
-/// How the few-job form runs at [`FEW_YMM_DIGITS`]: by default one or two jobs in the
-/// horizontal form in `ymm` and three or four as one 4-lane `ymm` group
-/// ([`QUAD_IN_LANES`]); `BATCHSIG_AVX512_FEW_FORM=pairs` keeps three or four in horizontal
-/// pairs, `=zmm` runs the horizontal form in `zmm` (both for before/after measurements).
+/// How the few-job form runs: by default three or four constant-time jobs at a width with a
+/// squaring kernel as one 4-lane `ymm` group ([`QUAD_IN_LANES`]), the rest in the horizontal
+/// form, in `ymm` at [`FEW_YMM_DIGITS`]; `BATCHSIG_AVX512_FEW_FORM=pairs` keeps every few-job
+/// call horizontal, `=zmm` also runs [`FEW_YMM_DIGITS`] in `zmm` (both for before/after
+/// measurements).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum FewForm {
     Default,
@@ -99,17 +100,21 @@ fn few_form() -> FewForm {
     )
 }
 
-/// Three or four jobs at [`FEW_YMM_DIGITS`] run as one 4-lane `ymm` group (padded with copies
-/// of the last job) rather than two horizontal pairs. On Zen 4 a lane of a `ymm` group costs
-/// 54 ns a squaring and 62 ns a product at 20 digits (`examples/ifmabench.rs`), a job in a
-/// horizontal pair about 89 ns a product (one pair's product 178 ns): four jobs cost about
-/// 0.6 of two pairs, three about 0.8, two in four lanes more than a pair.
+/// Three or four constant-time jobs at a width with a generated squaring kernel
+/// ([`GENERATED_SQUARING`]: 20, 30, 40 digits, the CRT halves of RSA-2048, -3072, -4096) run as
+/// one 4-lane `ymm` group (padded with copies of the last job) rather than horizontally. On
+/// Zen 4 a lane of a `ymm` group costs 54 ns a squaring and 62 ns a product at 20 digits
+/// (`examples/ifmabench.rs`), a job in a horizontal pair about 89 ns a product (one pair's
+/// product 178 ns): four jobs cost about 0.6 of two pairs, three about 0.8, two in four lanes
+/// more than a pair. Two signatures at a time, Zen 4 (docs/PERF.md): RSA-2048 ~3 500 →
+/// ~5 300/s, RSA-3072 1 334 → 1 924, RSA-4096 626 → 778. `_vartime` jobs stay horizontal:
+/// RSA-2048 verifications (40 digits) three or four at a time measured slower in the group.
 pub const QUAD_IN_LANES: core::ops::RangeInclusive<usize> = 3..=4;
 
 /// `bases[j]^exps[j] mod mods[j]` for a few jobs of kernel width `n` ≤ [`FEW_MAX_DIGITS`] in
 /// the horizontal form, four or two at a time (`crate::horizontal`; `ymm` registers at
-/// [`FEW_YMM_DIGITS`], `zmm` otherwise) — except [`QUAD_IN_LANES`] jobs at
-/// [`FEW_YMM_DIGITS`], one 4-lane group; canonical limbs.
+/// [`FEW_YMM_DIGITS`], `zmm` otherwise) — except [`QUAD_IN_LANES`] constant-time jobs at the
+/// squaring kernel's widths, one 4-lane group; canonical limbs.
 pub fn modexp_few(
     t: Ifma,
     n: usize,
@@ -119,7 +124,11 @@ pub fn modexp_few(
     vartime: bool,
 ) -> Vec<Vec<u64>> {
     let form = few_form();
-    if n == FEW_YMM_DIGITS && form == FewForm::Default && QUAD_IN_LANES.contains(&mods.len()) {
+    if !vartime
+        && GENERATED_SQUARING.contains(&n)
+        && form == FewForm::Default
+        && QUAD_IN_LANES.contains(&mods.len())
+    {
         // padded as the group driver pads a short group: copies of the last job
         let pad = |k: usize| k.min(mods.len() - 1);
         let m: Vec<&ModulusDigits> = (0..4).map(|k| mods[pad(k)]).collect();

@@ -318,10 +318,10 @@ fn cached_secret_moduli_vs_uncached() {
 }
 
 /// The leftover paths through the backend on one thread, where a leftover of three or four
-/// 20-digit jobs is one 4-lane `ymm` group (two threads split it into pairs), one or two a
-/// horizontal call: RSA-2048 halves in
-/// batches of 1 … 7 and 9 … 12 jobs (leftovers of 1 … 4 beside a full group), every register
-/// form, against num-bigint.
+/// constant-time jobs of 20, 30 or 40 digits is one 4-lane `ymm` group (two threads split it
+/// into pairs), one or two (and `_vartime` ones) horizontal calls: RSA-2048 halves in
+/// batches of 1 … 7 and 9 … 12 jobs (leftovers of 1 … 4 beside a full group), RSA-3072 and
+/// RSA-4096 halves in threes and fours, every register form, against num-bigint.
 #[test]
 fn leftovers_on_one_thread_vs_num_bigint() {
     let Some(bs) = common::ifma_or_skip("leftovers_on_one_thread_vs_num_bigint") else {
@@ -332,5 +332,6 @@ fn leftovers_on_one_thread_vs_num_bigint() {
         let b = one.clone().with_lanes(b.lanes());
         check_modexp_vs_num_bigint(&b, &[1024], &[1, 2, 3, 4, 5, 7, 9, 10, 11, 12], 14);
         check_modexp_vs_num_bigint(&b, &[2048], &[1, 3, 4, 12], 15);
+        check_modexp_vs_num_bigint(&b, &[1536], &[3, 4], 16);
     }
 }
