@@ -9,8 +9,9 @@
 //! horizontal form instead (`crate::horizontal`: one number along a register, so one job fills
 //! it; a single RSA-2048 signature 2 355 → 4 020/s, a single verification 41 k → 103 k/s on
 //! Sapphire Rapids), except three or four constant-time jobs of 20, 30 or 40 digits, one
-//! 4-lane `ymm` group ([`QUAD_IN_LANES`]); above that width a leftover of at most [`scalar_tail_max`] jobs runs on
-//! the scalar kernel instead of a padded group — see there for the measurement.
+//! 4-lane `ymm` group ([`QUAD_IN_LANES`]); above that width a leftover of at most
+//! [`scalar_tail_max`] jobs runs on the scalar kernel instead of a padded group — see there
+//! for the measurement.
 //!
 //! Constant-time jobs use a fixed window over every bit of the (zero-padded) exponent limbs;
 //! the lookup reads every table entry and keeps one per lane by mask. `_vartime` jobs
