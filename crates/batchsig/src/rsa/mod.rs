@@ -361,10 +361,12 @@ pub fn sign_batch(
         .collect();
 
     // The backend: c^dp mod p and c^dq mod q for every job.
+    // each key's primes, with the caches of their prepared forms (`key.rs`, `CrtCaches`)
     let mut moduli: Vec<&[u64]> = Vec::with_capacity(2 * keys.len());
+    let mut caches: Vec<&batch_core::ModulusCache> = Vec::with_capacity(2 * keys.len());
     for k in &keys {
-        moduli.push(&k.p);
-        moduli.push(&k.q);
+        moduli.extend([k.p.as_slice(), k.q.as_slice()]);
+        caches.extend([&k.crt_caches.p, &k.crt_caches.q]);
     }
     let halves: Vec<Option<(Secret, Secret)>> = jobs
         .par_iter()
@@ -399,11 +401,6 @@ pub fn sign_batch(
     let results = if mjobs.is_empty() {
         Vec::new()
     } else {
-        let mut caches: Vec<&batch_core::ModulusCache> = Vec::with_capacity(2 * keys.len());
-        for k in &keys {
-            caches.push(&k.crt_caches.p);
-            caches.push(&k.crt_caches.q);
-        }
         backend.modexp_cached(&moduli, &caches, &mjobs)?
     };
     if results.len() != mjobs.len() {
