@@ -237,6 +237,11 @@ impl<const L: usize> CurveDef<L> {
 /// implementation is tested against the other. The point formulas (`rcb_*!`, `jac_*!`) call
 /// `f.mul`, `f.square`, `f.add`, `f.sub` on it directly. Every method is constant-time.
 pub trait CurveArith<const L: usize>: Sync + 'static {
+    /// Whether this field's Jacobian doubling runs faster with its operations in
+    /// critical-path order ([`crate::jac_double_half_crit!`]) than in the formula's order
+    /// ([`crate::jac_double_half!`]): the same results either way; set where measured
+    /// (`crate::jacobian`'s header).
+    const DOUBLE_CRITICAL_FIRST: bool = false;
     /// The curve's constants (`b`, `G`, `p`'s and `n`'s parameters for everything else).
     fn def(&self) -> &CurveDef<L>;
     /// `a·b·R⁻¹ mod p`.

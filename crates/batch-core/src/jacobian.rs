@@ -19,6 +19,18 @@
 //! in verification's `u₂·Q` and ECDH's `k·Q`, `batch-scalar` the doubling and the mixed
 //! addition in its wNAF loop.
 //!
+//! Order: the macros issue their field operations in an order an out-of-order core can
+//! overlap, each product as soon as its inputs exist and the independent ones between the
+//! steps of the longest chain (a field product is itself a chain of carries, so a second,
+//! independent product nearby fills the issue slots the first leaves). For the additions
+//! ([`jac_sum!`] after its operands' products) this is faster on every field measured
+//! (P-256 on `mulx`, Zen 4, chained: mixed addition 156 → 139 ns, full addition 193 → 165 ns;
+//! docs/PERF.md). For the doubling it depends on the field: [`jac_double_half_crit!`] (the
+//! critical path first) takes P-256's `mulx` field from 121 to 114 ns, but slows P-521's
+//! `mulx` field and the portable P-256 field inside the verification loop, so a field opts
+//! in ([`crate::curve::CurveArith::DOUBLE_CRITICAL_FIRST`]) and [`jac_double_half!`] keeps
+//! the order it had.
+//!
 //! Where they are wrong (the reason the additions are variable-time helpers only):
 //! - Doubling is right for every point of a prime-order curve, the identity included: a `Z = 0`
 //!   input stays `Z = 0` (`(t²:t³:0)` doubles to `(t⁸:t¹²:0)`).
@@ -94,29 +106,63 @@ macro_rules! jac_double_half {
     }};
 }
 
+/// [`jac_double_half!`] with its operations issued along the critical path `δ → α → X3 → Y3`
+/// and the independent products (`4γ`, `4β`, `Z3`, `16γ²`) between its steps, so that an
+/// out-of-order core finds the next independent product close by. The same operations and
+/// results; which order is faster depends on the field
+/// ([`crate::curve::CurveArith::DOUBLE_CRITICAL_FIRST`], module header).
+#[macro_export]
+macro_rules! jac_double_half_crit {
+    ($f:expr, ($x:expr, $y:expr, $z:expr)) => {{
+        let f = $f;
+        let (x, y, z) = (&$x, &$y, &$z);
+        let delta = f.square(z); // δ = Z²
+        let t0 = f.sub(x, &delta);
+        let t1 = f.add(x, &delta);
+        let mut alpha = f.mul(&t0, &t1);
+        let y2 = f.add(y, y);
+        let g4 = f.square(&y2); // 4γ
+        let t2 = f.add(&alpha, &alpha);
+        alpha = f.add(&t2, &alpha); // α = 3·(X − δ)·(X + δ)
+        let b4 = f.mul(x, &g4); // 4β
+        let mut x3 = f.square(&alpha);
+        let z3 = f.mul(&y2, z); // Z3 = 2·Y·Z
+        let b8 = f.add(&b4, &b4);
+        x3 = f.sub(&x3, &b8); // X3 = α² − 8β
+        let g16 = f.square(&g4);
+        let t3 = f.sub(&b4, &x3);
+        let mut y3 = f.mul(&alpha, &t3);
+        let gg8 = f.half(&g16); // 8γ² = (4γ)²/2
+        y3 = f.sub(&y3, &gg8); // Y3 = α·(4β − X3) − 8γ²
+        (x3, y3, z3)
+    }};
+}
+
 /// The part of a Jacobian addition after the operands are brought to a common `Z`:
-/// from `U1, U2, S1, S2` (`X·Z'²`, `Y·Z'³` of each), `(X3, Y3, H)`; the caller's `Z3` is
-/// `H` times its `Z` factors. 4M + 2S.
+/// from `U1`, `H = U2 − U1`, `S1, S2` (`X·Z'²`, `Y·Z'³` of each) and the caller's `Z`
+/// factors `zf`, `(X3, Y3, Z3)` with `Z3 = zf·H`. 5M + 2S.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! jac_sum {
-    ($f:expr, $u1:expr, $u2:expr, $s1:expr, $s2:expr) => {{
+    ($f:expr, $u1:expr, $h:expr, $s1:expr, $s2:expr, $zf:expr) => {{
         let f = $f;
-        let (u1, u2, s1, s2) = ($u1, $u2, $s1, $s2);
-        let h = f.sub(u2, u1); // H = U2 − U1
+        let (u1, h, s1, s2) = ($u1, $h, $s1, $s2);
+        // Each product issued as soon as its inputs exist, the independent ones (`Z3`, `r²`,
+        // `S1·H³`) between the steps of the chain `H² → V → X3 → Y3` (module header: order).
+        let hh = f.square(h);
         let r = f.sub(s2, s1); // r = S2 − S1
-        let hh = f.square(&h);
-        let hhh = f.mul(&h, &hh);
+        let z3 = f.mul($zf, h);
+        let rr = f.square(&r);
+        let hhh = f.mul(h, &hh);
         let v = f.mul(u1, &hh); // V = U1·H²
-        let mut x3 = f.square(&r);
-        x3 = f.sub(&x3, &hhh);
+        let mut x3 = f.sub(&rr, &hhh);
+        let s1h = f.mul(s1, &hhh);
         let v2 = f.add(&v, &v);
         x3 = f.sub(&x3, &v2); // X3 = r² − H³ − 2V
         let t = f.sub(&v, &x3);
         let mut y3 = f.mul(&r, &t);
-        let s1h = f.mul(s1, &hhh);
         y3 = f.sub(&y3, &s1h); // Y3 = r·(V − X3) − S1·H³
-        (x3, y3, h)
+        (x3, y3, z3)
     }};
 }
 
@@ -131,10 +177,9 @@ macro_rules! jac_add_mixed {
         let z1z1 = f.square(z1);
         let u2 = f.mul(x2, &z1z1); // U2 = x2·Z1²
         let z1z1z1 = f.mul(&z1z1, z1);
+        let h = f.sub(&u2, x1); // H = U2 − X1
         let s2 = f.mul(y2, &z1z1z1); // S2 = y2·Z1³
-        let (x3, y3, h) = $crate::jac_sum!(f, x1, &u2, y1, &s2);
-        let z3 = f.mul(z1, &h); // Z3 = Z1·H
-        (x3, y3, z3)
+        $crate::jac_sum!(f, x1, &h, y1, &s2, z1) // Z3 = Z1·H
     }};
 }
 
@@ -148,14 +193,13 @@ macro_rules! jac_add {
         let (x2, y2, z2, zz2, zzz2) = (&$x2, &$y2, &$z2, &$zz2, &$zzz2);
         let z1z1 = f.square(z1);
         let u1 = f.mul(x1, zz2); // U1 = X1·Z2²
+        let z1z1z1 = f.mul(&z1z1, z1);
         let u2 = f.mul(x2, &z1z1); // U2 = X2·Z1²
         let s1 = f.mul(y1, zzz2); // S1 = Y1·Z2³
-        let z1z1z1 = f.mul(&z1z1, z1);
+        let h = f.sub(&u2, &u1); // H = U2 − U1
         let s2 = f.mul(y2, &z1z1z1); // S2 = Y2·Z1³
-        let (x3, y3, h) = $crate::jac_sum!(f, &u1, &u2, &s1, &s2);
         let z1z2 = f.mul(z1, z2);
-        let z3 = f.mul(&z1z2, &h); // Z3 = Z1·Z2·H
-        (x3, y3, z3)
+        $crate::jac_sum!(f, &u1, &h, &s1, &s2, &z1z2) // Z3 = Z1·Z2·H
     }};
 }
 
@@ -252,6 +296,7 @@ mod tests {
         let want = crate::rcb_double!(&f, b, (p1.0, p1.1, 1u64));
         assert_eq!(jac_affine(d), proj_affine(want));
         assert_eq!(crate::jac_double_half!(&f, (j1.0, j1.1, j1.2)), d);
+        assert_eq!(crate::jac_double_half_crit!(&f, (j1.0, j1.1, j1.2)), d);
         assert_eq!(
             crate::jac_double_half!(&f, (d.0, d.1, d.2)),
             crate::jac_double!(&f, (d.0, d.1, d.2))
@@ -280,6 +325,7 @@ mod tests {
         assert_eq!(oo.2, 0);
         assert_ne!(oo.1, 0);
         assert_eq!(crate::jac_double_half!(&f, (o.0, o.1, o.2)), oo);
+        assert_eq!(crate::jac_double_half_crit!(&f, (o.0, o.1, o.2)), oo);
         // P + P: (0 : 0 : 0), not 2P
         let j1b = scaled(p1, 7);
         let pp = crate::jac_add!(&f, (j1.0, j1.1, j1.2), (j1b.0, j1b.1, j1b.2, j1b.3, j1b.4));
@@ -303,6 +349,8 @@ mod tests {
         assert_eq!(e.cost(&[d.0, d.1, d.2]), (8, 13));
         let h: (Sym, Sym, Sym) = crate::jac_double_half!(&e, (x, y, z));
         assert_eq!(e.cost(&[h.0, h.1, h.2]), (8, 10));
+        let c: (Sym, Sym, Sym) = crate::jac_double_half_crit!(&e, (x, y, z));
+        assert_eq!(e.cost(&[c.0, c.1, c.2]), (8, 10));
         let e = Exprs::default();
         let [x, y, z, zz, zzz, x1, y1, z1] = [0, 1, 2, 3, 4, 5, 6, 7].map(|i| e.input(i));
         let a: (Sym, Sym, Sym) = crate::jac_add!(&e, (x1, y1, z1), (x, y, z, zz, zzz));

@@ -212,12 +212,17 @@ impl<const L: usize> JacobianPoint<L> {
         Self::select(&j, &Self::identity(c), p.z.is_zero_mask())
     }
 
-    /// `2·self` for `a = −3` (`batch_core::jac_double_half!`, 4M + 4S), constant-time: right
-    /// for every point of a prime-order curve (no point has `y = 0`), the identity
-    /// `(t² : t³ : 0)` included, which it maps to `(t'² : t'³ : 0)` with `t' ≠ 0`.
+    /// `2·self` for `a = −3` (`batch_core::jac_double_half!`, 4M + 4S, in the order the
+    /// field asks for: `CurveArith::DOUBLE_CRITICAL_FIRST`), constant-time: right for every
+    /// point of a prime-order curve (no point has `y = 0`), the identity `(t² : t³ : 0)`
+    /// included, which it maps to `(t'² : t'³ : 0)` with `t' ≠ 0`.
     #[inline(always)]
-    pub fn double(&self, c: &impl CurveArith<L>) -> Self {
-        let (x, y, z) = batch_core::jac_double_half!(c, (self.x, self.y, self.z));
+    pub fn double<C: CurveArith<L>>(&self, c: &C) -> Self {
+        let (x, y, z) = if C::DOUBLE_CRITICAL_FIRST {
+            batch_core::jac_double_half_crit!(c, (self.x, self.y, self.z))
+        } else {
+            batch_core::jac_double_half!(c, (self.x, self.y, self.z))
+        };
         Self { x, y, z }
     }
 
