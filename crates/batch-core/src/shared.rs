@@ -30,6 +30,13 @@ pub struct Split {
 /// Groups the jobs of `points` by equal point. Identity and off-curve points never form a
 /// group (their jobs keep the ordinary path and its errors). Variable-time.
 pub fn split_vartime(curve: Curve, points: &[AffinePoint], min: usize) -> Split {
+    if points.len() < min.max(1) {
+        // No group can reach `min` jobs (a single verification, a small batch): skip the map.
+        return Split {
+            groups: Vec::new(),
+            rest: (0..points.len()).collect(),
+        };
+    }
     let mut by_point: HashMap<(EcUint, EcUint, bool), Vec<usize>> = HashMap::new();
     let mut order = Vec::new();
     for (i, q) in points.iter().enumerate() {
@@ -138,6 +145,15 @@ mod tests {
         let s = split_vartime(Curve::P256, &pts, 4);
         assert!(s.groups.is_empty());
         assert_eq!(s.rest.len(), 9);
+        // fewer jobs than `min` (the early return) and exactly `min`
+        let s = split_vartime(Curve::P256, &[g, g, g], 4);
+        assert!(s.groups.is_empty());
+        assert_eq!(s.rest, vec![0, 1, 2]);
+        let s = split_vartime(Curve::P256, &[g, g, g], 3);
+        assert_eq!(s.groups.len(), 1);
+        assert!(s.rest.is_empty());
+        let s = split_vartime(Curve::P256, &[g], 0);
+        assert_eq!(s.groups.len(), 1);
         // results come back in job order
         let s = split_vartime(Curve::P256, &pts, 3);
         let res = run_split(

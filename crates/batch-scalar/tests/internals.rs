@@ -212,6 +212,9 @@ mod point {
         }
         assert_eq!(got[1], (AffineMonty::default(), u64::MAX));
         assert_eq!(batch_normalize(c, &[]), vec![]);
+        // the variable-time inversion's normalisation: the same results
+        assert_eq!(batch_normalize_vartime(c, &pts), got);
+        assert_eq!(batch_normalize_vartime(c, &[]), vec![]);
         // the constant-time Jacobian doubling between conversions (`varbase`): the same
         // points as RCB's doubling, from scaled inputs, and the identity carried through —
         // from (0 : 1 : 0) and from a scaled (0 : λ : 0), which `to_projective` also yields

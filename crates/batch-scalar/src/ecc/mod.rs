@@ -199,13 +199,19 @@ fn point_in<const L: usize>(c: &impl CurveArith<L>, q: &AffinePoint) -> (AffineM
 }
 
 /// Affine seam results for one chunk: `pts[i]` where `checks[i]` is `Ok`, the error otherwise
-/// (the matching `pts[i]` is ignored). One inversion for the chunk.
+/// (the matching `pts[i]` is ignored). One inversion for the chunk, in variable time where
+/// `vartime` (public points: verification's `u₁·G + u₂·Q`).
 fn finish<const L: usize>(
     c: &impl CurveArith<L>,
     pts: &[ProjectivePoint<L>],
     checks: Vec<Result<(), Error>>,
+    vartime: bool,
 ) -> Vec<JobResult<AffinePoint>> {
-    let affine = batch_normalize(c, pts);
+    let affine = if vartime {
+        point::batch_normalize_vartime(c, pts)
+    } else {
+        batch_normalize(c, pts)
+    };
     checks
         .into_iter()
         .zip(affine)
@@ -245,7 +251,7 @@ pub fn mul_base_with<const L: usize, S: CurveSpec<L>>(
                     Err(_) => ProjectivePoint::identity(c),
                 });
             }
-            finish(c, &pts, checks)
+            finish(c, &pts, checks, false)
         })
         .collect()
 }
@@ -276,7 +282,7 @@ pub fn mul_point_with<const L: usize, S: CurveSpec<L>>(
                     Err(_) => ProjectivePoint::identity(c),
                 });
             }
-            finish(c, &pts, checks)
+            finish(c, &pts, checks, false)
         })
         .collect()
 }
@@ -343,7 +349,7 @@ fn mul_double_shared_vartime<const L: usize, S: CurveSpec<L>>(
                     Err(_) => ProjectivePoint::identity(c),
                 });
             }
-            finish(c, &pts, checks)
+            finish(c, &pts, checks, true)
         })
         .collect()
 }
@@ -383,7 +389,7 @@ fn mul_double_distinct_vartime<const L: usize, S: CurveSpec<L>>(
                 })
                 .collect();
             let pts = S::mul_double_chunk(&jobs);
-            finish(c, &pts, checks)
+            finish(c, &pts, checks, true)
         })
         .collect()
 }

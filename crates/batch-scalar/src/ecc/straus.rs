@@ -17,7 +17,9 @@ use std::sync::OnceLock;
 use batch_core::curve::{CurveArith, P224, P256, P384, P521};
 use batch_core::num::Uint;
 
-use super::point::{batch_normalize, AffineMonty, JacobianPoint, ProjectivePoint};
+use super::point::{
+    batch_normalize, batch_normalize_vartime, AffineMonty, JacobianPoint, ProjectivePoint,
+};
 
 /// wNAF width for `Q`: 8 odd multiples per job.
 pub const W_Q: usize = 5;
@@ -239,7 +241,7 @@ fn q_tables<const L: usize>(
             _ => starts.push(None),
         }
     }
-    (starts, batch_normalize(c, &proj))
+    (starts, batch_normalize_vartime(c, &proj))
 }
 
 /// One job's `u₁·G + u₂·Q`, its table at `qt` in `affine`.
