@@ -194,33 +194,19 @@ fn pow<S: Across, const R: usize, const K: usize>(
     let windows = bits.div_ceil(w);
     let mut acc = *one;
     for win in (0..windows).rev() {
-        // Every entry read once, both jobs' halves in one pass (each entry's `K·R` registers
-        // are contiguous), each job's digits chosen by its own mask in registers and stored
-        // once (`Lanes::opaque`: no store masked by the secret window).
-        let mut want = [s.zero(); K];
-        for (k, v) in want.iter_mut().enumerate() {
-            *v = s.splat(window(exps[k], win * w, w));
-        }
-        let mut sel = [[s.zero(); R]; K];
-        for (t, e) in table.iter().enumerate() {
-            let idx = s.splat(t as u64);
-            for ((acc, digits), &v) in sel.iter_mut().zip(e).zip(&want) {
-                // The mask compares two broadcasts, so the optimiser knows it is all or
-                // nothing and could choose between whole entries by a jump on the secret
-                // window; behind `black_box` it is an opaque mask.
-                let hit = core::hint::black_box(s.eq(idx, v));
-                for (a, &d) in acc.iter_mut().zip(digits) {
-                    *a = s.select(*a, d, hit);
-                }
-            }
-        }
-        // (loops, not `map` closures: a closure does not inherit the target features, and
-        // `opaque` would run out of line)
         let mut entry = [[s.zero(); R]; K];
-        for (out, num) in entry.iter_mut().zip(&sel) {
-            for (o, &d) in out.iter_mut().zip(num) {
-                *o = s.opaque(d);
+        for k in 0..K {
+            let want = s.splat(window(exps[k], win * w, w));
+            // The mask compares two broadcasts, so the optimiser knows it is all or nothing
+            // and could choose between whole entries by a jump on the secret window; behind
+            // `black_box` it is an opaque mask, used by masked moves (in registers:
+            // `field::select_entries`).
+            let none = s.eq(s.zero(), s.splat(1));
+            let mut hits = [none; 64];
+            for (e, h) in hits.iter_mut().enumerate().take(table.len()) {
+                *h = core::hint::black_box(s.eq(s.splat(e as u64), want));
             }
+            entry[k] = crate::field::select_entries(s, &hits[..table.len()], |t| &table[t][k]);
         }
         if win == windows - 1 {
             acc = entry; // acc is one: skip the squarings and the product
