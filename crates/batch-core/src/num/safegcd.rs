@@ -166,10 +166,8 @@ impl<const S: usize> Inverter<S> {
             // cannot), the input is reported as not invertible rather than looping on.
             let mut eta: i64 = -1;
             let batches = ((49 * bits + 80) / 17).div_ceil(62);
-            let mut done = false;
             for _ in 0..batches {
                 if g.iter().all(|&l| l == 0) {
-                    done = true;
                     break;
                 }
                 let (t, ne) = divsteps_62_vartime(eta, low(&f), low(&g));
@@ -177,7 +175,7 @@ impl<const S: usize> Inverter<S> {
                 self.update_de(&mut d, &mut e, &t);
                 update_fg(&mut f, &mut g, &t);
             }
-            if !(done || g.iter().all(|&l| l == 0)) {
+            if g.iter().any(|&l| l != 0) {
                 out.fill(0);
                 return 0;
             }
