@@ -169,6 +169,47 @@ fn amm<S: Across, const R: usize, const K: usize>(
     r
 }
 
+/// Per job `k`, entry `want[k]` of `table` (its `[k]` part), reading every entry once per job
+/// (per group of at most eight of its registers). Constant-time in `want`: each job's index
+/// is broadcast behind [`Lanes::opaque`], so the optimiser cannot see that all its lanes are
+/// equal (and choose whole entries by a jump); every lane is compared with the entry counter
+/// and kept by a masked move, in registers — at most eight accumulators, so none spills to the
+/// stack, where LLVM selects by stores masked by the secret index (see
+/// `field::select_entries`).
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+#[inline]
+fn select<S: Across, const R: usize, const K: usize>(
+    s: S,
+    table: &[[Num<S, R>; K]],
+    want: &[u64; K],
+) -> [Num<S, R>; K] {
+    const GROUP: usize = 8;
+    let mut idx = [s.zero(); K];
+    for k in 0..K {
+        idx[k] = s.opaque(s.splat(want[k]));
+    }
+    let one = s.splat(1);
+    let mut out = [[s.zero(); R]; K];
+    for k in 0..K {
+        for j0 in (0..R).step_by(GROUP) {
+            let n = GROUP.min(R - j0);
+            let mut acc = [s.zero(); GROUP];
+            let mut t = s.zero();
+            for entry in table {
+                let hit = s.eq(t, idx[k]);
+                for (b, a) in acc.iter_mut().enumerate().take(n) {
+                    *a = s.select(*a, entry[k][j0 + b], hit);
+                }
+                t = s.add(t, one);
+            }
+            for (o, &a) in out[k][j0..j0 + n].iter_mut().zip(&acc) {
+                *o = s.opaque(a);
+            }
+        }
+    }
+    out
+}
+
 /// Fixed-window exponentiation over every bit of the exponents' limbs (their count is public),
 /// the same window as the lane form; `b`, `one` in Montgomery form. Constant-time in the base
 /// and exponent values: the lookup reads every entry and keeps one by mask.
@@ -194,20 +235,11 @@ fn pow<S: Across, const R: usize, const K: usize>(
     let windows = bits.div_ceil(w);
     let mut acc = *one;
     for win in (0..windows).rev() {
-        let mut entry = [[s.zero(); R]; K];
+        let mut want = [0u64; K];
         for k in 0..K {
-            let want = s.splat(window(exps[k], win * w, w));
-            // The mask compares two broadcasts, so the optimiser knows it is all or nothing
-            // and could choose between whole entries by a jump on the secret window; behind
-            // `black_box` it is an opaque mask, used by masked moves (in registers:
-            // `field::select_entries`).
-            let none = s.eq(s.zero(), s.splat(1));
-            let mut hits = [none; 64];
-            for (e, h) in hits.iter_mut().enumerate().take(table.len()) {
-                *h = core::hint::black_box(s.eq(s.splat(e as u64), want));
-            }
-            entry[k] = crate::field::select_entries(s, &hits[..table.len()], |t| &table[t][k]);
+            want[k] = window(exps[k], win * w, w);
         }
+        let entry = select(s, &table, &want);
         if win == windows - 1 {
             acc = entry; // acc is one: skip the squarings and the product
         } else {
