@@ -120,12 +120,11 @@ fn amm<S: Across, const R: usize, const K: usize>(
 ) -> [Num<S, R>; K] {
     debug_assert!(n <= S::LANES * R);
     let zero = s.zero();
-    let mut bd = [[[0u64; 8]; R]; K];
+    // b's digits in memory, digit i at index i (register i/L, lane i mod L)
+    let mut bd: [&[u64]; K] = [&[]; K];
     let mut a0 = [0u64; K];
     for k in 0..K {
-        for j in 0..R {
-            s.to_lanes(b[k][j], &mut bd[k][j][..S::LANES]);
-        }
+        bd[k] = bytemuck::cast_slice(&b[k][..]);
         a0[k] = s.lane0(a[k][0]);
     }
     let mut r = [[zero; R]; K];
@@ -133,7 +132,7 @@ fn amm<S: Across, const R: usize, const K: usize>(
     let mut acc = [0u64; K];
     for i in 0..n {
         for k in 0..K {
-            let bi = bd[k][i / S::LANES][i % S::LANES];
+            let bi = bd[k][i];
             let t = u128::from(acc[k]) + u128::from(a0[k]) * u128::from(bi);
             let y = (t as u64).wrapping_mul(m[k].k0) & MASK;
             let t = t + u128::from(m[k].m0) * u128::from(y);

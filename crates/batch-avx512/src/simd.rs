@@ -63,7 +63,7 @@ pub fn detect() -> Result<Ifma, String> {
 /// never choose a branch or an address: selections go through lane masks.
 pub trait Lanes: Copy + Send + Sync + core::fmt::Debug + 'static {
     /// The register.
-    type V: Copy + core::fmt::Debug;
+    type V: Copy + core::fmt::Debug + bytemuck::Pod;
     /// A per-lane mask (`__mmask8`).
     type M: Copy;
     /// Lanes per register.
