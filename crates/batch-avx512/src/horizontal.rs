@@ -110,7 +110,6 @@ pub(crate) fn normalise<S: Across, const R: usize>(s: S, r: &Num<S, R>) -> Num<S
 /// `K` independent almost-Montgomery products `a_k·b_k·2^(−52n) mod m_k`, each below `2m_k`
 /// given inputs below `2m_k` and `2^(52n) > 4m_k`.
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
-#[inline(never)]
 fn amm<S: Across, const R: usize, const K: usize>(
     s: S,
     n: usize,
@@ -118,8 +117,28 @@ fn amm<S: Across, const R: usize, const K: usize>(
     b: &[Num<S, R>; K],
     m: &[&HMod<S, R>; K],
 ) -> [Num<S, R>; K] {
+    let mut r = *a;
+    amm_into(s, n, &mut r, Some(b), m);
+    r
+}
+
+/// [`amm`] in place: `acc ← acc·b` (`acc²` where `b` is `None`). The result is stored where
+/// the next product reads it, in the registers' own width: returned by value, the caller
+/// copied each product through its stack in `zmm` halves, and a load spanning two `ymm`
+/// stores waits for them to retire (no store forwarding) — on the squarings' critical path.
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+#[inline(never)]
+fn amm_into<S: Across, const R: usize, const K: usize>(
+    s: S,
+    n: usize,
+    acc: &mut [Num<S, R>; K],
+    b: Option<&[Num<S, R>; K]>,
+    m: &[&HMod<S, R>; K],
+) {
     debug_assert!(n <= S::LANES * R);
     let zero = s.zero();
+    let a = &*acc;
+    let b = b.unwrap_or(a);
     // b's digits in memory, digit i at index i (register i/L, lane i mod L)
     let mut bd: [&[u64]; K] = [&[]; K];
     let mut a0 = [0u64; K];
@@ -129,15 +148,15 @@ fn amm<S: Across, const R: usize, const K: usize>(
     }
     let mut r = [[zero; R]; K];
     // The accumulator's lowest digit, exact (the vector's lane 0 is dropped by each shift).
-    let mut acc = [0u64; K];
+    let mut low = [0u64; K];
     for i in 0..n {
         for k in 0..K {
             let bi = bd[k][i];
-            let t = u128::from(acc[k]) + u128::from(a0[k]) * u128::from(bi);
+            let t = u128::from(low[k]) + u128::from(a0[k]) * u128::from(bi);
             let y = (t as u64).wrapping_mul(m[k].k0) & MASK;
             let t = t + u128::from(m[k].m0) * u128::from(y);
             // t ≡ 0 mod 2^52: its carry into the next digit (below 2^54).
-            acc[k] = (t >> 52) as u64;
+            low[k] = (t >> 52) as u64;
             let (vb, vy) = (s.splat(bi), s.splat(y));
             let rk = &mut r[k];
             for j in 0..R {
@@ -151,8 +170,8 @@ fn amm<S: Across, const R: usize, const K: usize>(
                 rk[j] = s.shift_down(hi, rk[j]);
             }
             // Digits gain at most four terms below 2^52 per step: lane values stay below
-            // 4·n·2^52 < 2^62, and acc below 2^63.
-            acc[k] += s.lane0(rk[0]);
+            // 4·n·2^52 < 2^62, and low below 2^63.
+            low[k] += s.lane0(rk[0]);
             for j in 0..R {
                 rk[j] = s.madd_hi(rk[j], a[k][j], vb);
             }
@@ -162,10 +181,9 @@ fn amm<S: Across, const R: usize, const K: usize>(
         }
     }
     for k in 0..K {
-        r[k][0] = s.with_lane0(r[k][0], acc[k]);
-        r[k] = normalise(s, &r[k]);
+        r[k][0] = s.with_lane0(r[k][0], low[k]);
+        acc[k] = normalise(s, &r[k]);
     }
-    r
 }
 
 /// Per job `k`, entry `want[k]` of `table` (its `[k]` part), reading every entry once per job
@@ -248,9 +266,9 @@ fn pow<S: Across, const R: usize, const K: usize>(
             acc = entry; // acc is one: skip the squarings and the product
         } else {
             for _ in 0..w {
-                acc = amm(s, n, &acc, &acc, m);
+                amm_into(s, n, &mut acc, None, m);
             }
-            acc = amm(s, n, &acc, &entry, m);
+            amm_into(s, n, &mut acc, Some(&entry), m);
         }
     }
     acc
@@ -280,7 +298,7 @@ fn pow_vartime<S: Across, const R: usize, const K: usize>(
     let top = bit(bits - 1);
     let mut acc: [Num<S, R>; K] = core::array::from_fn(|k| if top[k] { b[k] } else { one[k] });
     for i in (1..bits - 1).rev() {
-        acc = amm(s, n, &acc, &acc, m);
+        amm_into(s, n, &mut acc, None, m);
         let hit = bit(i);
         if hit.iter().any(|&h| h) {
             let t = amm(s, n, &acc, b, m);
@@ -295,7 +313,7 @@ fn pow_vartime<S: Across, const R: usize, const K: usize>(
         return amm(s, n, &acc, &unit, m);
     }
     // bit 0 leaves Montgomery form: × the plain base where it is set, × 1 elsewhere
-    acc = amm(s, n, &acc, &acc, m);
+    amm_into(s, n, &mut acc, None, m);
     let last = bit(0);
     let f: [Num<S, R>; K] = core::array::from_fn(|k| if last[k] { bp[k] } else { unit[k] });
     amm(s, n, &acc, &f, m)
