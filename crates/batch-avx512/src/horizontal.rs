@@ -20,9 +20,9 @@
 //! the generate/propagate masks of an integer addition).
 //!
 //! Same contract as the lane kernel: inputs below `2m` in normalised digits with
-//! `2^(52·N) > 4m`, output below `2m`, normalised. Constant-time jobs use the same fixed window
-//! as the lane form, with a lookup that reads every table entry and keeps one by mask;
-//! `_vartime` jobs square-and-multiply.
+//! `2^(52·N) > 4m`, output below `2m`, normalised. Constant-time jobs use the lane form's fixed
+//! window (at most five bits), with a lookup that reads every table entry and keeps one by
+//! mask; `_vartime` jobs square-and-multiply.
 //!
 //! Every function here is `#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]` and takes
 //! a [`crate::simd::Z8`] or [`crate::simd::Y4`] proof; the entry point is
