@@ -298,6 +298,19 @@ fn opaque_ymm(mut v: __m256i) -> __m256i {
     v
 }
 
+/// `x`, as a general register value the compiler cannot see through (an empty `asm!`): keeps
+/// scalar bit-mask arithmetic scalar. Without it LLVM's SLP vectoriser pairs the horizontal
+/// form's two carry-mask gatherings (`horizontal::normalise`) into vector inserts and shifts,
+/// ~40 cycles of latency a product where general registers take ~15.
+#[inline]
+pub(crate) fn opaque_u64(mut x: u64) -> u64 {
+    // SAFETY: an empty template; the register is its only operand.
+    unsafe {
+        core::arch::asm!("/* {0} */", inout(reg) x, options(pure, nomem, nostack, preserves_flags));
+    }
+    x
+}
+
 /// Cross-lane operations of the horizontal form (`crate::horizontal`: one number's digits
 /// along a register's lanes), in both widths.
 pub trait Across: Lanes<M = __mmask8> {
