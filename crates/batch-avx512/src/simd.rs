@@ -300,8 +300,8 @@ fn opaque_ymm(mut v: __m256i) -> __m256i {
 
 /// `x`, as a general register value the compiler cannot see through (an empty `asm!`): keeps
 /// scalar bit-mask arithmetic scalar. Without it LLVM's SLP vectoriser pairs the horizontal
-/// form's two carry-mask gatherings (`horizontal::normalise`) into vector inserts and shifts,
-/// ~40 cycles of latency a product where general registers take ~15.
+/// form's two carry-mask gatherings (`horizontal::normalise`) into vector inserts and shifts
+/// on every product's critical path (measured: a 1024-bit CRT pair 3 % slower, docs/PERF.md).
 #[inline]
 pub(crate) fn opaque_u64(mut x: u64) -> u64 {
     // SAFETY: an empty template; the register is its only operand.
