@@ -165,7 +165,7 @@ impl<const S: usize> Inverter<S> {
             // bound guarantees within ⌈(49d + 80)/17 / 62⌉ batches; should it not be (it
             // cannot), the input is reported as not invertible rather than looping on.
             let mut eta: i64 = -1;
-            let batches = ((49 * bits + 80) / 17).div_ceil(62);
+            let batches = classic_divstep_bound(bits).div_ceil(62);
             for _ in 0..batches {
                 if g.iter().all(|&l| l == 0) {
                     break;
@@ -312,8 +312,13 @@ fn divstep_bound(bits: usize) -> (bool, usize) {
     if (23..=3805).contains(&bits) {
         (true, (3787 * bits + 2166) / 1644)
     } else {
-        (false, (49 * bits + 80) / 17)
+        (false, classic_divstep_bound(bits))
     }
+}
+
+/// The classic divstep's bound for inputs below `2^bits`: `⌊(49·bits + 80)/17⌋` steps.
+fn classic_divstep_bound(bits: usize) -> usize {
+    (49 * bits + 80) / 17
 }
 
 /// Divsteps per batch: two runs of [`HALF`] on packed matrix entries (see [`divsteps_60`]).
